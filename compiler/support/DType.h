@@ -1,0 +1,62 @@
+// DType.h - the scalar element types shared by the tile IR, the interpreter
+// and host tensors (i1 ... f64), and pointers to them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tile {
+
+/// Scalar element kinds. The order is part of no format: never persist ints.
+enum class Scalar : uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+
+inline constexpr int kNumScalars = 13;
+
+bool isFloat(Scalar s);
+bool isInt(Scalar s);        ///< true for i1 too
+bool isSigned(Scalar s);     ///< i8..i64 (i1 is unsigned)
+int bitWidth(Scalar s);      ///< i1 -> 1, f16 -> 16, ...
+int byteSize(Scalar s);      ///< i1 -> 1 (stored as a byte)
+/// Short IR spelling: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64.
+std::string_view scalarName(Scalar s);
+std::optional<Scalar> parseScalarName(std::string_view name);
+/// Triton's dtype names: int1 int8 ... uint64 float16 bfloat16 float32 float64
+/// (plus fp16/bf16/fp32/fp64 and i32-style aliases).
+std::optional<Scalar> parseTritonDTypeName(std::string_view name);
+std::string_view tritonDTypeName(Scalar s); ///< "float32", "int32", "bfloat16", ...
+
+/// An element type: a scalar, or a pointer (to global memory) to a scalar.
+struct ElemType {
+  Scalar scalar = Scalar::I32;
+  bool isPtr = false;
+
+  static ElemType of(Scalar s) { return {s, false}; }
+  static ElemType ptrTo(Scalar s) { return {s, true}; }
+  bool operator==(const ElemType &) const = default;
+  bool isFloat() const { return !isPtr && tile::isFloat(scalar); }
+  bool isInt() const { return !isPtr && tile::isInt(scalar); }
+  /// "f32", "ptr<f32>"
+  std::string str() const;
+};
+
+/// A runtime (non-constexpr) kernel argument: the bits of a scalar of
+/// `type`, or a host address for pointer parameters.
+struct ScalarArg {
+  ElemType type;
+  int64_t i = 0;     ///< ints (sign/zero-extended) and pointers (address)
+  double f = 0.0;    ///< floats
+};
+
+/// Rounding helpers used wherever a value is narrowed to a storage type.
+uint16_t floatToHalfBits(float f);   ///< round to nearest even
+float halfBitsToFloat(uint16_t h);
+uint16_t floatToBF16Bits(float f);   ///< round to nearest even
+float bf16BitsToFloat(uint16_t h);
+/// Round a double to the precision of a float scalar (identity for f64).
+double roundToFloatType(double v, Scalar s);
+/// Wrap an integer to the width (and signedness) of an integer scalar.
+int64_t wrapToIntType(int64_t v, Scalar s);
+
+} // namespace tile

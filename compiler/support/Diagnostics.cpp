@@ -1,0 +1,147 @@
+// Diagnostics.cpp - the source registry and diagnostic formatting.
+#include "support/Diagnostics.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+namespace tile {
+
+namespace {
+struct File {
+  std::string path;
+  std::string text;
+  std::vector<size_t> lineStarts; // offset of each line's first character
+};
+
+std::vector<size_t> computeLineStarts(const std::string &text) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n')
+      starts.push_back(i + 1);
+  return starts;
+}
+} // namespace
+
+struct SourceManager::Impl {
+  mutable std::mutex mu;
+  std::deque<File> files;
+};
+
+SourceManager &SourceManager::global() {
+  static SourceManager sm;
+  return sm;
+}
+
+SourceManager::Impl *SourceManager::impl() {
+  static Impl instance;
+  return &instance;
+}
+
+int SourceManager::addFile(std::string path, std::string text) {
+  Impl *d = impl();
+  std::lock_guard lock(d->mu);
+  std::vector<size_t> starts = computeLineStarts(text);
+  d->files.push_back({std::move(path), std::move(text), std::move(starts)});
+  return static_cast<int>(d->files.size() - 1);
+}
+
+int SourceManager::addName(std::string path) { return addFile(std::move(path), ""); }
+
+int SourceManager::loadFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw CompileError(Location{}, fmt::format("cannot open '{}'", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad())
+    throw CompileError(Location{}, fmt::format("cannot read '{}'", path));
+  return addFile(path, ss.str());
+}
+
+std::string SourceManager::path(int id) const {
+  Impl *d = const_cast<SourceManager *>(this)->impl();
+  std::lock_guard lock(d->mu);
+  if (id < 0 || id >= static_cast<int>(d->files.size()))
+    return "<unknown>";
+  return d->files[id].path;
+}
+
+std::string SourceManager::text(int id) const {
+  Impl *d = const_cast<SourceManager *>(this)->impl();
+  std::lock_guard lock(d->mu);
+  if (id < 0 || id >= static_cast<int>(d->files.size()))
+    return "";
+  return d->files[id].text;
+}
+
+std::string SourceManager::line(int id, int line) const {
+  Impl *d = const_cast<SourceManager *>(this)->impl();
+  std::lock_guard lock(d->mu);
+  if (id < 0 || id >= static_cast<int>(d->files.size()) || line < 1)
+    return "";
+  const File &f = d->files[id];
+  if (static_cast<size_t>(line) > f.lineStarts.size())
+    return "";
+  size_t begin = f.lineStarts[line - 1];
+  size_t end = f.text.find('\n', begin);
+  if (end == std::string::npos)
+    end = f.text.size();
+  if (end > begin && f.text[end - 1] == '\r')
+    --end;
+  return f.text.substr(begin, end - begin);
+}
+
+std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, bool color) {
+  const char *label = sev == Severity::Error ? "error" : sev == Severity::Warning ? "warning" : "note";
+  const char *labelColor = sev == Severity::Error ? "\033[1;31m" : sev == Severity::Warning ? "\033[1;35m" : "\033[1;36m";
+  const char *bold = color ? "\033[1m" : "";
+  const char *reset = color ? "\033[0m" : "";
+  std::string out;
+  if (loc.file >= 0) {
+    out += fmt::format("{}{}", bold, SourceManager::global().path(loc.file));
+    if (loc.line > 0)
+      out += fmt::format(":{}:{}", loc.line, loc.col);
+    out += fmt::format(":{} ", reset);
+  }
+  out += fmt::format("{}{}:{} {}\n", color ? labelColor : "", label, reset, msg);
+  if (!loc.valid())
+    return out;
+  std::string src = SourceManager::global().line(loc.file, loc.line);
+  if (src.empty())
+    return out;
+  // Long lines are cut around the caret so the message stays readable.
+  size_t col = loc.col > 0 ? static_cast<size_t>(loc.col - 1) : 0;
+  size_t start = col > 100 ? col - 60 : 0;
+  std::string shown = src.substr(start, 160);
+  std::string caret;
+  for (size_t i = start; i < col && i < src.size(); ++i)
+    caret += src[i] == '\t' ? '\t' : ' ';
+  out += fmt::format("{}{}\n{}{}{}^{}\n", start ? "..." : "", shown, start ? "   " : "", caret,
+                     color ? "\033[1;32m" : "", reset);
+  return out;
+}
+
+CompileError::CompileError(Location loc, std::string msg)
+    : std::runtime_error(formatDiagnostic(Severity::Error, loc, msg)), loc(loc), msg(std::move(msg)) {}
+
+std::string CompileError::formatted(bool color) const {
+  return formatDiagnostic(Severity::Error, loc, msg, color);
+}
+
+void fail(Location loc, std::string msg) { throw CompileError(loc, std::move(msg)); }
+
+void internalError(const char *file, int line, const std::string &msg) {
+  std::fprintf(stderr, "internal compiler error: %s\n  at %s:%d\nplease report this bug\n",
+               msg.c_str(), file, line);
+  std::fflush(stderr);
+  std::abort();
+}
+
+} // namespace tile

@@ -1,0 +1,67 @@
+// Interpreter.h - runs a tile IR function over a whole grid on host memory.
+//
+// Deterministic: programs run in order (x fastest, then y, then z), one at a
+// time, each op evaluated on whole tensors. Memory safety is checked against
+// the MemoryMap of registered host allocations (host tensors register
+// themselves). See docs/architecture.md, "Interpreter".
+#pragma once
+
+#include "ir/IR.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tile::interp {
+
+/// One registered allocation: [base, base + bytes).
+struct MemoryRegion {
+  uint64_t base = 0;
+  uint64_t bytes = 0;
+  std::string name;   ///< e.g. "tensor#3 float32[64, 64]"
+};
+
+/// Registry of host allocations that kernels may touch. Thread safe.
+class MemoryMap {
+public:
+  static MemoryMap &global();
+  void add(const void *base, uint64_t bytes, std::string name);
+  void remove(const void *base);
+  /// The region containing [addr, addr+size), if any.
+  bool find(uint64_t addr, uint64_t size, MemoryRegion &out) const;
+  /// The region whose range contains addr, or the nearest one below it (for messages).
+  bool nearest(uint64_t addr, MemoryRegion &out) const;
+
+private:
+  mutable std::mutex mu_;
+  std::map<uint64_t, MemoryRegion> regions_;
+};
+
+struct Grid {
+  int64_t x = 1, y = 1, z = 1;
+};
+
+struct Options {
+  /// An out-of-range unmasked load is an error instead of a warning + poison.
+  bool strict = false;
+  /// Report int32 overflow in pointer offsets (addptr with i32 offsets).
+  bool checkOffsetOverflow = false;
+  /// Where warnings go (formatted diagnostics). Default: stderr.
+  std::function<void(const std::string &)> warn;
+  /// Where device_print output goes. Default: stdout.
+  std::function<void(const std::string &)> print;
+};
+
+/// Runs fn on every program of grid. args match fn.entry().args one to one.
+/// Errors (out-of-bounds store, strict-mode load, failed device_assert,
+/// integer division by zero) throw CompileError located at the op, with a
+/// message naming the kernel, the program id and the offending offset:
+///   "out-of-bounds store in kernel 'k' (program 3, 0, 0): element offset 70
+///    is past the end of tensor#2 float32[64] (64 elements)".
+void run(const ir::Function &fn, const Grid &grid, const std::vector<tile::ScalarArg> &args,
+         const Options &opts = {});
+
+} // namespace tile::interp

@@ -1,0 +1,16 @@
+# lit configuration: every *.tir (IR text) and *.tile file under tests/lit
+# with a RUN: line is a test.
+import os
+import lit.formats
+
+config.name = "tile"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tir", ".tile", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.filecheck), "..")  # unused output dir
+config.excludes = ["Inputs"]
+config.substitutions.append(("%tile-opt", os.path.join(config.tile_bin_dir, "tile-opt")))
+config.substitutions.append(("%tilec", os.path.join(config.tile_bin_dir, "tilec")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("%examples", os.path.join(config.tile_src_root, "dsl_examples")))
+config.environment["NO_COLOR"] = "1"
