@@ -33,6 +33,9 @@ public:
   std::map<std::string, const ast::FunctionDef *> hostFunctions;
   /// Module-level constants visible to kernels (and -D overrides).
   std::map<std::string, ConstValue> globals;
+  /// Names bound by import statements: alias -> dotted path
+  /// ("tl" -> "triton.language", "cdiv" -> "triton.cdiv").
+  std::map<std::string, std::string> imports;
 
   const ast::FunctionDef *kernel(const std::string &name) const;
   static bool isJit(const ast::FunctionDef &fn);

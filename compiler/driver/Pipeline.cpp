@@ -1,0 +1,73 @@
+// Pipeline.cpp - stage sequencing, dumps and the specialization cache.
+#include "driver/Pipeline.h"
+
+#include "frontend/Parser.h"
+#include "ir/Printer.h"
+#include "ir/Verifier.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace tile::driver {
+
+std::string PipelineOptions::key() const { return optimize ? "O1" : "O0"; }
+
+std::shared_ptr<const sema::Program> loadProgram(const std::string &path) {
+  int id = SourceManager::global().loadFile(path);
+  return std::make_shared<const sema::Program>(frontend::parseFile(id));
+}
+
+std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text) {
+  return std::make_shared<const sema::Program>(frontend::parseString(path, text));
+}
+
+namespace {
+void emitDump(const PipelineOptions &opts, const char *when, const std::string &stage, const ir::Function &fn) {
+  ir::PrintOptions po;
+  po.locations = opts.printLocations;
+  std::string text = fmt::format("// -----// IR Dump {} {} //----- //\n{}\n", when, stage, ir::print(fn, po));
+  if (opts.output) opts.output(text);
+  else std::fputs(text.c_str(), stderr);
+}
+} // namespace
+
+std::unique_ptr<ir::Function> compileKernel(const sema::Program &prog, const ast::FunctionDef &kernel,
+                                            const sema::Specialization &spec, const PipelineOptions &opts) {
+  std::unique_ptr<ir::Function> fn = sema::lowerKernel(prog, kernel, spec);
+  if (opts.verifyEach) ir::verify(*fn);
+  if (opts.printAfterAll || opts.printAfter.count("sema")) emitDump(opts, "After", "sema", *fn);
+  if (!opts.optimize) return fn;
+  transforms::PassManager pm;
+  pm.verifyEach = opts.verifyEach;
+  pm.printAfterAll = opts.printAfterAll;
+  pm.printAfter = opts.printAfter;
+  pm.printBefore = opts.printBefore;
+  pm.printOptions.locations = opts.printLocations;
+  if (opts.output) pm.output = opts.output;
+  transforms::addDefaultPipeline(pm);
+  pm.run(*fn);
+  return fn;
+}
+
+std::shared_ptr<const ir::Function> KernelCache::get(const sema::Program &prog, const ast::FunctionDef &kernel,
+                                                     const sema::Specialization &spec, const PipelineOptions &opts) {
+  std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void *>(&prog), kernel.name, spec.key(), opts.key());
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = entries_.find(key); it != entries_.end()) return it->second;
+  }
+  // Compile outside the lock: another thread may compile the same entry;
+  // the first to finish wins and both results are identical.
+  std::shared_ptr<const ir::Function> fn = compileKernel(prog, kernel, spec, opts);
+  std::lock_guard lock(mu_);
+  ++compilations_;
+  return entries_.emplace(key, std::move(fn)).first->second;
+}
+
+size_t KernelCache::size() const {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+} // namespace tile::driver

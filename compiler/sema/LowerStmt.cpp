@@ -1,0 +1,527 @@
+// LowerStmt.cpp - sema for statements: assignment, structured control flow
+// with loop-carried and branch-merged variables, early return, and the
+// inlining of @jit calls.
+//
+// Early return: when a branch of a runtime `if` contains a return, the
+// statements after the `if` are lowered into each branch that falls
+// through, so every op after a return is control dependent on not having
+// returned. A function's return value is the pseudo-variable "$ret".
+#include "sema/Lowerer.h"
+
+#include <fmt/format.h>
+
+namespace tile::sema {
+
+using ast::StmtKind;
+using ir::OpKind;
+
+namespace {
+
+constexpr const char *kRet = "$ret";
+
+bool containsReturn(const ast::StmtList &stmts) {
+  for (const auto &s : stmts) {
+    switch (s->kind) {
+    case StmtKind::Return: return true;
+    case StmtKind::If: {
+      auto &i = static_cast<const ast::IfStmt &>(*s);
+      if (containsReturn(i.body) || containsReturn(i.orelse)) return true;
+      break;
+    }
+    case StmtKind::For:
+      if (containsReturn(static_cast<const ast::ForStmt &>(*s).body)) return true;
+      break;
+    case StmtKind::While:
+      if (containsReturn(static_cast<const ast::WhileStmt &>(*s).body)) return true;
+      break;
+    default: break;
+    }
+  }
+  return false;
+}
+
+void collectTargets(const ast::Expr &t, std::set<std::string> &out) {
+  if (t.kind == ast::ExprKind::Name) out.insert(static_cast<const ast::NameExpr &>(t).id);
+  if (t.kind == ast::ExprKind::Tuple)
+    for (const auto &e : static_cast<const ast::TupleExpr &>(t).elts) collectTargets(*e, out);
+  if (t.kind == ast::ExprKind::List)
+    for (const auto &e : static_cast<const ast::ListExpr &>(t).elts) collectTargets(*e, out);
+}
+
+void collectAssigned(const ast::StmtList &stmts, std::set<std::string> &out) {
+  for (const auto &s : stmts) {
+    switch (s->kind) {
+    case StmtKind::Assign:
+      for (const auto &t : static_cast<const ast::AssignStmt &>(*s).targets) collectTargets(*t, out);
+      break;
+    case StmtKind::AugAssign: collectTargets(*static_cast<const ast::AugAssignStmt &>(*s).target, out); break;
+    case StmtKind::AnnAssign: collectTargets(*static_cast<const ast::AnnAssignStmt &>(*s).target, out); break;
+    case StmtKind::If: {
+      auto &i = static_cast<const ast::IfStmt &>(*s);
+      collectAssigned(i.body, out);
+      collectAssigned(i.orelse, out);
+      break;
+    }
+    case StmtKind::For: {
+      auto &f = static_cast<const ast::ForStmt &>(*s);
+      collectTargets(*f.target, out);
+      collectAssigned(f.body, out);
+      break;
+    }
+    case StmtKind::While: collectAssigned(static_cast<const ast::WhileStmt &>(*s).body, out); break;
+    default: break;
+    }
+  }
+}
+
+bool sameVal(const Val &a, const Val &b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+  case Val::Kind::Const: return a.c == b.c;
+  case Val::Kind::IR: return a.v == b.v;
+  case Val::Kind::Namespace:
+  case Val::Kind::Builtin: return a.name == b.name;
+  case Val::Kind::JitFunction: return a.fn == b.fn;
+  case Val::Kind::Tuple:
+    if (a.elts.size() != b.elts.size()) return false;
+    for (size_t i = 0; i < a.elts.size(); ++i)
+      if (!sameVal(a.elts[i], b.elts[i])) return false;
+    return true;
+  default: return false;
+  }
+}
+
+bool isNumberConst(const Val &v) { return v.isConst() && (v.c.isInt() || v.c.isFloat() || v.c.isBool()); }
+
+std::string displayName(const std::string &n) { return n == kRet ? "the return value" : "'" + n + "'"; }
+
+} // namespace
+
+std::vector<std::string> Lowerer::carriedNames(const ast::StmtList &body, const std::set<std::string> &extra) {
+  std::set<std::string> assigned = extra;
+  collectAssigned(body, assigned);
+  std::vector<std::string> out;
+  for (const std::string &n : assigned)
+    if (scope.count(n)) out.push_back(n);
+  return out;
+}
+
+bool Lowerer::lowerBlock(const ast::StmtList &stmts, size_t from) { return lowerList(stmts, from, nullptr) == Flow::Returned; }
+
+Flow Lowerer::lowerList(const ast::StmtList &stmts, size_t from, const Cont *k) {
+  for (size_t i = from; i < stmts.size(); ++i) {
+    if (++opBudget > kMaxOps)
+      fail(stmts[i]->loc, fmt::format("kernel too large: more than {} statements after unrolling and inlining", kMaxOps));
+    Flow f = lowerStmt(stmts, i, k);
+    if (f != Flow::Next) return f;
+  }
+  return Flow::Next;
+}
+
+Flow Lowerer::lowerCont(const Cont *k) {
+  for (; k; k = k->next) {
+    Flow f = lowerList(*k->list, k->from, k->next);
+    if (f != Flow::Next) return f;
+  }
+  return Flow::Next;
+}
+
+void Lowerer::assign(const ast::Expr &target, Val v) {
+  switch (target.kind) {
+  case ast::ExprKind::Name: scope[static_cast<const ast::NameExpr &>(target).id] = std::move(v); return;
+  case ast::ExprKind::Tuple:
+  case ast::ExprKind::List: {
+    const auto &elts = target.kind == ast::ExprKind::Tuple ? static_cast<const ast::TupleExpr &>(target).elts
+                                                           : static_cast<const ast::ListExpr &>(target).elts;
+    std::vector<Val> vals;
+    if (v.kind == Val::Kind::Tuple) vals = v.elts;
+    else if (v.isConst() && std::holds_alternative<ConstTuple>(v.c.v))
+      for (const ConstValue &c : std::get<ConstTuple>(v.c.v)) vals.push_back(Val::constant(c));
+    else
+      fail(target.loc, fmt::format("cannot unpack {} into {} names", typeName(v), elts.size()));
+    if (vals.size() != elts.size())
+      fail(target.loc, fmt::format("cannot unpack {} values into {} names", vals.size(), elts.size()));
+    for (size_t i = 0; i < elts.size(); ++i) assign(*elts[i], vals[i]);
+    return;
+  }
+  case ast::ExprKind::Subscript:
+    fail(target.loc, "tensors are immutable in kernels: build a new tensor (e.g. with tl.where) instead of assigning to an element");
+  default: fail(target.loc, "cannot assign to this expression");
+  }
+}
+
+Flow Lowerer::lowerStmt(const ast::StmtList &stmts, size_t i, const Cont *k) {
+  const ast::Stmt &s = *stmts[i];
+  switch (s.kind) {
+  case StmtKind::Expr: {
+    auto &e = static_cast<const ast::ExprStmt &>(s);
+    if (e.value->kind != ast::ExprKind::Str) lowerExpr(*e.value);
+    return Flow::Next;
+  }
+  case StmtKind::Assign: {
+    auto &a = static_cast<const ast::AssignStmt &>(s);
+    Val v = lowerExpr(*a.value);
+    for (const auto &t : a.targets) assign(*t, v);
+    return Flow::Next;
+  }
+  case StmtKind::AugAssign: {
+    auto &a = static_cast<const ast::AugAssignStmt &>(s);
+    if (a.target->kind != ast::ExprKind::Name) fail(a.target->loc, "augmented assignment needs a plain name in kernels");
+    const std::string &n = static_cast<const ast::NameExpr &>(*a.target).id;
+    Val cur = lookupName(n, a.target->loc);
+    Val rhs = lowerExpr(*a.value);
+    scope[n] = binaryOp(a.op, cur, rhs, s.loc);
+    return Flow::Next;
+  }
+  case StmtKind::AnnAssign: {
+    auto &a = static_cast<const ast::AnnAssignStmt &>(s);
+    if (!a.value) return Flow::Next;
+    Val v = lowerExpr(*a.value);
+    Val ann = lowerExpr(*a.annotation);
+    if (ann.kind == Val::Kind::Builtin && ann.name == "tl.constexpr" && !v.isConst())
+      fail(a.value->loc, "a value annotated tl.constexpr must be known at compile time");
+    assign(*a.target, std::move(v));
+    return Flow::Next;
+  }
+  case StmtKind::If: {
+    auto &ifs = static_cast<const ast::IfStmt &>(s);
+    return lowerIf(ifs, Cont{&stmts, i + 1, k});
+  }
+  case StmtKind::For: {
+    auto &f = static_cast<const ast::ForStmt &>(s);
+    Val range = lowerExpr(*f.iter);
+    if (range.kind == Val::Kind::Range && !range.staticRange) lowerFor(f);
+    else lowerStaticFor(f, range);
+    return Flow::Next;
+  }
+  case StmtKind::While: lowerWhile(static_cast<const ast::WhileStmt &>(s)); return Flow::Next;
+  case StmtKind::Return: {
+    auto &r = static_cast<const ast::ReturnStmt &>(s);
+    if (inRuntimeLoop) fail(s.loc, "return inside a loop is not supported in kernels");
+    Val v = r.value ? lowerExpr(*r.value) : Val::constant(ConstValue());
+    if (callStack.size() == 1 && !(v.isConst() && v.c.isNone())) fail(s.loc, "a kernel cannot return a value");
+    scope[kRet] = std::move(v);
+    return Flow::Returned;
+  }
+  case StmtKind::Pass: return Flow::Next;
+  case StmtKind::Break:
+  case StmtKind::Continue:
+    fail(s.loc, fmt::format("'{}' is not supported in kernels; express the exit in the loop condition",
+                            s.kind == StmtKind::Break ? "break" : "continue"));
+  case StmtKind::Assert: {
+    auto &a = static_cast<const ast::AssertStmt &>(s);
+    Val t = lowerExpr(*a.test);
+    std::string msg;
+    if (a.msg) {
+      Val m = lowerExpr(*a.msg);
+      msg = m.isConst() && m.c.isStr() ? std::get<std::string>(m.c.v) : (m.isConst() ? m.c.repr() : "");
+    }
+    if (t.isConst()) {
+      if (!isTruthyConst(t, s.loc)) fail(s.loc, msg.empty() ? "assertion failed" : "assertion failed: " + msg);
+      return Flow::Next;
+    }
+    ir::Op *op = at(s.loc).create(OpKind::Assert, {toCondition(t, a.test->loc, "assert condition")}, {});
+    op->attrs["msg"] = msg;
+    return Flow::Next;
+  }
+  case StmtKind::FunctionDef: fail(s.loc, "nested function definitions are not supported in kernels");
+  case StmtKind::Import:
+  case StmtKind::ImportFrom:
+  case StmtKind::Global: return Flow::Next;
+  }
+  return Flow::Next;
+}
+
+// ------------------------------------------------------------------ if
+
+Flow Lowerer::lowerIf(const ast::IfStmt &s, const Cont &rest) {
+  Val test = lowerExpr(*s.test);
+  bool hasReturn = containsReturn(s.body) || containsReturn(s.orelse);
+  if (test.isConst()) {
+    // Decided at compile time: only the taken branch exists.
+    return lowerList(isTruthyConst(test, s.loc) ? s.body : s.orelse, 0, &rest);
+  }
+  if (test.isTensor())
+    fail(s.test->loc, fmt::format("an if condition must be a scalar, got {}; use tl.where to choose elementwise",
+                                  test.v->type.str()));
+  if (hasReturn && inRuntimeLoop) fail(s.loc, "return inside a loop is not supported in kernels");
+  ir::Value *cond = toCondition(test, s.test->loc, "if condition");
+  ir::Op *ifOp = at(s.loc).create(OpKind::If, {cond}, {});
+  ir::Block *blocks[2] = {ifOp->regions[0]->block.get(), ifOp->regions[1]->block.get()};
+  const ast::StmtList *branches[2] = {&s.body, &s.orelse};
+  std::map<std::string, Val> before = scope, after[2];
+  bool term[2];
+  for (int k = 0; k < 2; ++k) {
+    scope = before;
+    b.setInsertionPointToEnd(blocks[k]);
+    // Statements after an if that returns run only where it fell through:
+    // with returns, each branch goes on with the rest of the function.
+    Flow f = lowerList(*branches[k], 0, hasReturn ? &rest : nullptr);
+    if (hasReturn && f == Flow::Next) f = lowerCont(&rest);
+    term[k] = f == Flow::Returned;
+    if (hasReturn && !scope.count(kRet)) scope[kRet] = Val::constant(ConstValue());
+    after[k] = std::move(scope);
+  }
+  // Names both branches define, and that differ, become the if's results.
+  std::vector<std::string> merged;
+  std::map<std::string, Val> out = before;
+  for (auto &[name, tv] : after[0]) {
+    auto it = after[1].find(name);
+    if (it == after[1].end()) {
+      out.erase(name);
+      continue;
+    }
+    if (sameVal(tv, it->second)) out[name] = tv;
+    else merged.push_back(name);
+  }
+  for (auto &[name, ev] : after[1])
+    if (!after[0].count(name)) out.erase(name);
+  std::vector<ir::Value *> yields[2];
+  for (const std::string &name : merged) {
+    Val v[2] = {after[0][name], after[1][name]};
+    if (v[0].kind == Val::Kind::Tuple || v[1].kind == Val::Kind::Tuple) {
+      if (name == kRet)
+        fail(s.loc, "returning tuples from different branches of a runtime if is not supported; assign them to variables first");
+      out.erase(name);
+      continue;
+    }
+    if (!(v[0].isIR() || isNumberConst(v[0])) || !(v[1].isIR() || isNumberConst(v[1]))) {
+      if (name == kRet)
+        fail(s.loc, fmt::format("the function returns {} on one path and {} on another", typeName(v[0]), typeName(v[1])));
+      out.erase(name); // differing compile-time objects: unusable after the if
+      continue;
+    }
+    // The common type: an IR side wins; two numbers promote.
+    ElemType t = v[0].isIR() ? valElemType(v[0]) : v[1].isIR() ? valElemType(v[1]) : valElemType(v[0]);
+    if (!v[0].isIR() && !v[1].isIR() && (v[0].c.isFloat() || v[1].c.isFloat())) t = ElemType::of(Scalar::F32);
+    ir::Value *iv[2];
+    for (int k = 0; k < 2; ++k) {
+      b.setInsertionPointToEnd(blocks[k]);
+      iv[k] = v[k].isIR() ? v[k].v : toIRAs(v[k], t, s.loc);
+    }
+    if (iv[0]->type != iv[1]->type)
+      fail(s.loc, fmt::format("{} is {} in the then-branch but {} in the else-branch", displayName(name),
+                              iv[0]->type.str(), iv[1]->type.str()));
+    yields[0].push_back(iv[0]);
+    yields[1].push_back(iv[1]);
+    out[name] = Val::ir(ifOp->addResult(iv[0]->type));
+  }
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(blocks[k]);
+    at(s.loc).yield(yields[k]);
+  }
+  b.setInsertionPointToEnd(ifOp->parent);
+  scope = std::move(out);
+  if (!hasReturn) return Flow::Next;
+  // The rest of the list was lowered inside the branches.
+  return term[0] && term[1] ? Flow::Returned : Flow::Done;
+}
+
+// ---------------------------------------------------------------- loops
+
+std::vector<Val> Lowerer::fieldsOf(const std::vector<std::string> &names, Location loc) {
+  std::vector<Val> out;
+  for (const std::string &n : names) out.push_back(scope.at(n));
+  return out;
+}
+
+namespace {
+/// Initial IR values of loop-carried names: constexpr numbers are
+/// materialized (i32 / f32 / i1), anything else compile-time is rejected.
+std::vector<ir::Value *> carriedInits(Lowerer &L, const std::vector<std::string> &names, Location loc) {
+  std::vector<ir::Value *> inits;
+  for (const std::string &n : names) {
+    const Val &v = L.scope.at(n);
+    if (v.isIR()) { inits.push_back(v.v); continue; }
+    if (isNumberConst(v)) { inits.push_back(L.toIR(v, loc)); continue; }
+    fail(loc, fmt::format("'{}' holds {} and is reassigned in the loop; only numbers and tensors can be loop-carried",
+                          n, L.typeName(v)));
+  }
+  return inits;
+}
+
+std::vector<ir::Value *> carriedNext(Lowerer &L, const std::vector<std::string> &names,
+                                     const std::vector<ir::Value *> &inits, Location loc) {
+  std::vector<ir::Value *> next;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const Val &v = L.scope.at(names[i]);
+    ir::Value *x = v.isIR() ? v.v : isNumberConst(v) ? L.toIRAs(v, inits[i]->type.elem, loc) : nullptr;
+    if (!x) fail(loc, fmt::format("loop-carried '{}' becomes {} in the loop body", names[i], L.typeName(v)));
+    if (x->type != inits[i]->type && !x->type.isTensor() && !inits[i]->type.isTensor() && v.isConst())
+      x = L.castTo(x, inits[i]->type.elem, loc);
+    if (x->type != inits[i]->type)
+      fail(loc, fmt::format("loop-carried variable '{}' enters the loop as {} but the body makes it {}; "
+                            "initialize it with that type (e.g. tl.zeros(shape, dtype))",
+                            names[i], inits[i]->type.str(), x->type.str()));
+    next.push_back(x);
+  }
+  return next;
+}
+} // namespace
+
+void Lowerer::lowerFor(const ast::ForStmt &s) {
+  if (s.target->kind != ast::ExprKind::Name) fail(s.target->loc, "the loop variable must be a plain name");
+  const std::string &iv = static_cast<const ast::NameExpr &>(*s.target).id;
+  Val range = lowerExpr(*s.iter);
+  // Bounds share one integer type: i32 unless something needs i64.
+  ElemType t = ElemType::of(Scalar::I32);
+  for (const Val &v : range.elts) {
+    ElemType e = valElemType(v);
+    if (!e.isInt() || e.isPtr) fail(s.iter->loc, "range bounds must be integers");
+    if (bitWidth(e.scalar) == 64) t = ElemType::of(Scalar::I64);
+    if (v.isIR() && v.v->type.isTensor()) fail(s.iter->loc, "range bounds must be scalars");
+  }
+  const Val &step = range.elts[2];
+  if (step.isConst() && step.c.isInt() && std::get<int64_t>(step.c.v) == 0)
+    fail(s.iter->loc, "range() step must not be zero");
+  ir::Value *bounds[3];
+  for (int k = 0; k < 3; ++k) bounds[k] = toIRAs(range.elts[k], t, s.iter->loc);
+  std::vector<std::string> names = carriedNames(s.body);
+  names.erase(std::remove(names.begin(), names.end(), iv), names.end());
+  std::vector<ir::Value *> inits = carriedInits(*this, names, s.loc);
+  std::vector<ir::Value *> operands{bounds[0], bounds[1], bounds[2]};
+  operands.insert(operands.end(), inits.begin(), inits.end());
+  ir::Op *forOp = at(s.loc).create(OpKind::For, operands, {});
+  ir::Block *body = forOp->regions[0]->block.get();
+  std::map<std::string, Val> before = scope;
+  scope[iv] = Val::ir(body->addArg(ir::Type::scalar(t)));
+  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(body->addArg(inits[i]->type));
+  bool wasInLoop = inRuntimeLoop;
+  inRuntimeLoop = true;
+  b.setInsertionPointToEnd(body);
+  lowerBlock(s.body);
+  std::vector<ir::Value *> next = carriedNext(*this, names, inits, s.loc);
+  at(s.loc).yield(next);
+  inRuntimeLoop = wasInLoop;
+  b.setInsertionPointToEnd(forOp->parent);
+  scope = std::move(before);
+  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(forOp->addResult(inits[i]->type));
+}
+
+void Lowerer::lowerWhile(const ast::WhileStmt &s) {
+  Val first = lowerExpr(*s.test);
+  if (first.isConst() && !isTruthyConst(first, s.loc)) return;
+  std::vector<std::string> names = carriedNames(s.body);
+  std::vector<ir::Value *> inits = carriedInits(*this, names, s.loc);
+  ir::Op *w = at(s.loc).create(OpKind::While, inits, {});
+  ir::Block *condB = w->regions[0]->block.get(), *bodyB = w->regions[1]->block.get();
+  std::map<std::string, Val> before = scope;
+  std::vector<ir::Value *> condArgs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    condArgs.push_back(condB->addArg(inits[i]->type));
+    scope[names[i]] = Val::ir(condArgs.back());
+  }
+  b.setInsertionPointToEnd(condB);
+  Val test = lowerExpr(*s.test);
+  if (test.isTensor()) fail(s.test->loc, fmt::format("a while condition must be a scalar, got {}", test.v->type.str()));
+  std::vector<ir::Value *> condOps{toCondition(test, s.test->loc, "while condition")};
+  condOps.insert(condOps.end(), condArgs.begin(), condArgs.end());
+  at(s.loc).create(OpKind::Condition, condOps, {});
+  scope = before;
+  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(bodyB->addArg(inits[i]->type));
+  bool wasInLoop = inRuntimeLoop;
+  inRuntimeLoop = true;
+  b.setInsertionPointToEnd(bodyB);
+  lowerBlock(s.body);
+  at(s.loc).yield(carriedNext(*this, names, inits, s.loc));
+  inRuntimeLoop = wasInLoop;
+  b.setInsertionPointToEnd(w->parent);
+  scope = std::move(before);
+  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(w->addResult(inits[i]->type));
+}
+
+void Lowerer::lowerStaticFor(const ast::ForStmt &s, const Val &range) {
+  std::vector<Val> items;
+  if (range.kind == Val::Kind::Range) {
+    int64_t v[3];
+    for (int k = 0; k < 3; ++k) {
+      const ConstValue &c = range.elts[k].c;
+      v[k] = c.isBool() ? std::get<bool>(c.v) : std::get<int64_t>(c.v);
+    }
+    if (v[2] == 0) fail(s.iter->loc, "static_range() step must not be zero");
+    for (int64_t i = v[0]; v[2] > 0 ? i < v[1] : i > v[1]; i += v[2]) {
+      if (items.size() >= 4096) fail(s.iter->loc, "static_range unrolls more than 4096 iterations");
+      items.push_back(Val::constant(i));
+    }
+  } else if (range.kind == Val::Kind::Tuple) {
+    items = range.elts;
+  } else if (range.isConst() && std::holds_alternative<ConstTuple>(range.c.v)) {
+    for (const ConstValue &c : std::get<ConstTuple>(range.c.v)) items.push_back(Val::constant(c));
+  } else {
+    fail(s.iter->loc, fmt::format("kernels can loop over range(), tl.range(), tl.static_range() or a constexpr tuple, not {}",
+                                  typeName(range)));
+  }
+  if (containsReturn(s.body)) fail(s.loc, "return inside a loop is not supported in kernels");
+  for (Val &item : items) {
+    assign(*s.target, item);
+    lowerBlock(s.body);
+  }
+}
+
+// ---------------------------------------------------------------- calls
+
+Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
+  for (const ast::FunctionDef *f : callStack)
+    if (f == &fn) fail(c.loc, fmt::format("recursive call to '{}': recursion is not supported in kernels", fn.name));
+  if (callStack.size() >= kMaxInlineDepth) fail(c.loc, "@jit calls nested too deeply");
+  std::vector<std::optional<Val>> args(fn.params.size());
+  if (c.args.size() > fn.params.size())
+    fail(c.loc, fmt::format("'{}' takes {} arguments but {} were given", fn.name, fn.params.size(), c.args.size()));
+  for (size_t i = 0; i < c.args.size(); ++i) args[i] = lowerExpr(*c.args[i]);
+  for (const auto &kw : c.keywords) {
+    size_t i = 0;
+    while (i < fn.params.size() && fn.params[i].name != kw.name) ++i;
+    if (i == fn.params.size()) fail(kw.loc, fmt::format("'{}' got an unexpected keyword argument '{}'", fn.name, kw.name));
+    if (args[i]) fail(kw.loc, fmt::format("'{}' got multiple values for argument '{}'", fn.name, kw.name));
+    args[i] = lowerExpr(*kw.value);
+  }
+  std::map<std::string, Val> callee;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ast::Param &p = fn.params[i];
+    if (!args[i]) {
+      if (!p.defaultValue) fail(c.loc, fmt::format("'{}' missing required argument '{}'", fn.name, p.name));
+      args[i] = Val::constant(evalConst(*p.defaultValue));
+    }
+    if (Program::isConstexprParam(p) && !args[i]->isConst())
+      fail(i < c.args.size() ? c.args[i]->loc : c.loc,
+           fmt::format("argument '{}' of '{}' is tl.constexpr but got a runtime {}", p.name, fn.name, typeName(*args[i])));
+    callee[p.name] = *args[i];
+  }
+  std::swap(scope, callee);
+  callStack.push_back(&fn);
+  lowerBlock(fn.body);
+  Val ret = scope.count(kRet) ? scope[kRet] : Val::constant(ConstValue());
+  callStack.pop_back();
+  std::swap(scope, callee);
+  return ret;
+}
+
+// ---------------------------------------------------------------- kernel
+
+Lowerer::Lowerer(const Program &prog, ir::Function *target)
+    : prog(prog), scratch_(target ? nullptr : std::make_unique<ir::Function>("$const", Location{})),
+      fn(target ? target : scratch_.get()), b(&fn->entry()) {}
+
+void Lowerer::lowerKernelBody(const ast::FunctionDef &kernel, const Specialization &spec) {
+  TILE_ASSERT(spec.params.size() == kernel.params.size(), "specialization does not match the kernel");
+  for (size_t i = 0; i < spec.params.size(); ++i) {
+    const auto &p = spec.params[i];
+    if (p.isConstexpr) {
+      scope[p.name] = Val::constant(p.value);
+      continue;
+    }
+    scope[p.name] = Val::ir(fn->entry().addArg(ir::Type::scalar(p.type)));
+    fn->paramNames.push_back(p.name);
+  }
+  callStack.push_back(&kernel);
+  lowerBlock(kernel.body);
+  callStack.pop_back();
+}
+
+ConstValue Lowerer::evalConst(const ast::Expr &e) {
+  Val v = lowerExpr(e);
+  if (!v.isConst()) fail(e.loc, "default values must be compile-time constants");
+  return v.c;
+}
+
+} // namespace tile::sema
