@@ -7,7 +7,8 @@ config.name = "tile"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".tir", ".tile", ".test"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(os.path.dirname(config.filecheck), "..")  # unused output dir
+# Outputs (%t files) go under the build tree, next to lit.site.cfg.py.
+config.test_exec_root = os.path.join(os.path.dirname(config.tile_bin_dir), "tests", "lit")
 config.excludes = ["Inputs"]
 config.substitutions.append(("%tile-opt", os.path.join(config.tile_bin_dir, "tile-opt")))
 config.substitutions.append(("%tilec", os.path.join(config.tile_bin_dir, "tilec")))
