@@ -404,8 +404,16 @@ Val maxMinReduce(Lowerer &L, CallArgs &a, const char *kind, const char *argKind)
   if (x->type.elem.isPtr) fail(a.locs[0], fmt::format("cannot take the {} of pointers", kind));
   auto axis = axisArg(a, 1);
   bool keep = boolArg(L, a, 4);
+  bool withIndices = boolArg(L, a, 2);
+  // As Triton: bf16 reduces in f32; without indices, every type narrower
+  // than 32 bits reduces in f32 / i32 (and the result has that type).
+  ElemType t = x->type.elem;
+  if (t.scalar == Scalar::BF16 || (!withIndices && t.isFloat() && bitWidth(t.scalar) < 32))
+    x = L.castTo(x, ElemType::of(Scalar::F32), a.loc);
+  else if (!withIndices && t.isInt() && bitWidth(t.scalar) < 32)
+    x = L.castTo(x, ElemType::of(Scalar::I32), a.loc);
   ir::Value *m = L.reduceAll(x, kind, axis, keep, a.loc);
-  if (!boolArg(L, a, 2)) return Val::ir(m);
+  if (!withIndices) return Val::ir(m);
   ir::Value *i = L.reduceAll(x, argKind, axis, keep, a.loc);
   return Val::tuple({Val::ir(m), Val::ir(i)});
 }
@@ -414,6 +422,7 @@ Val bMin(Lowerer &L, CallArgs &a) { return maxMinReduce(L, a, "min", "argmin"); 
 
 Val argReduce(Lowerer &L, CallArgs &a, const char *kind) {
   ir::Value *x = irArg(L, a, 0, "input");
+  if (x->type.elem.scalar == Scalar::BF16 && !x->type.elem.isPtr) x = L.castTo(x, ElemType::of(Scalar::F32), a.loc);
   if (!a.has(1)) fail(a.loc, fmt::format("{} needs an axis", a.fnName));
   return Val::ir(L.reduceAll(x, kind, axisArg(a, 1), boolArg(L, a, 3), a.loc));
 }

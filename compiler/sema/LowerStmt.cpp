@@ -489,7 +489,12 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
   }
   std::swap(scope, callee);
   callStack.push_back(&fn);
+  // The callee's returns leave the callee, not the caller's loop: a helper
+  // with an early return may be called inside a loop.
+  bool callerInLoop = inRuntimeLoop;
+  inRuntimeLoop = false;
   lowerBlock(fn.body);
+  inRuntimeLoop = callerInLoop;
   Val ret = scope.count(kRet) ? scope[kRet] : Val::constant(ConstValue());
   callStack.pop_back();
   std::swap(scope, callee);

@@ -1,0 +1,241 @@
+// Memory.cpp - the interpreter's load and store: every accessed lane is
+// checked for alignment and against the MemoryMap before it touches host
+// memory; masked-off lanes touch nothing and are never checked.
+#include "interp/Machine.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace tile::interp::detail {
+
+namespace {
+
+/// True when [addr, addr+size) lies in a registered region (the last region
+/// found is cached: nearly every lane of a kernel hits the same tensor).
+bool inBounds(Machine &m, uint64_t addr, uint64_t size) {
+  uint64_t cached = m.cacheEnd - m.cacheBase;
+  if (addr >= m.cacheBase && cached >= size && addr - m.cacheBase <= cached - size)
+    return true;
+  MemoryRegion r;
+  if (!MemoryMap::global().find(addr, size, r))
+    return false;
+  m.cacheBase = r.base, m.cacheEnd = r.base + r.bytes;
+  return true;
+}
+
+/// The registered region with the lowest base above addr, if any.
+bool regionAbove(uint64_t addr, MemoryRegion &out) {
+  bool found = false;
+  MemoryRegion r;
+  uint64_t probe = std::numeric_limits<uint64_t>::max();
+  while (MemoryMap::global().nearest(probe, r) && r.base > addr) {
+    out = r, found = true;
+    if (r.base == 0)
+      break;
+    probe = r.base - 1;
+  }
+  return found;
+}
+
+/// How far from its nearest tensor an out-of-range access lies:
+/// "address is 7 elements past the end of NAME (element offset 70 of 64)".
+/// Element N past the end follows C++'s "one past the end" (offset == count
+/// is 1 past the end). An address more than a whole tensor (and at least 1
+/// KiB) away from every tensor "does not point into any tensor".
+std::string describeAddress(uint64_t addr, uint64_t size) {
+  MemoryRegion below, above;
+  bool hasBelow = MemoryMap::global().nearest(addr, below);
+  bool hasAbove = regionAbove(addr, above);
+  uint64_t pastEnd = hasBelow ? addr + size - (below.base + below.bytes) : ~0ULL;
+  uint64_t beforeStart = hasAbove ? above.base - addr : ~0ULL;
+  auto near = [](uint64_t dist, const MemoryRegion &r) { return dist <= std::max<uint64_t>(r.bytes, 1024); };
+  if (hasBelow && pastEnd <= beforeStart && near(pastEnd, below)) {
+    int64_t offset = static_cast<int64_t>((addr - below.base) / size);
+    int64_t count = static_cast<int64_t>(below.bytes / size);
+    return fmt::format("address is {} elements past the end of {} (element offset {} of {})",
+                       std::max<int64_t>(offset - count + 1, 1), below.name, offset, count);
+  }
+  if (hasAbove && near(beforeStart, above)) {
+    uint64_t n = (beforeStart + size - 1) / size;
+    return fmt::format("address is {} elements before the start of {} (element offset -{})", n, above.name, n);
+  }
+  return fmt::format("address 0x{:x} does not point into any tensor", addr);
+}
+
+const char *accessName(const ExecOp &e) { return e.op->kind == ir::OpKind::Store ? "store" : "load"; }
+
+void checkAligned(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
+  if (addr % size == 0)
+    return;
+  m.error(*e.op, fmt::format("misaligned {} in kernel '{}' ({}): address 0x{:x} is not a multiple of the "
+                             "element size ({} bytes)",
+                             accessName(e), m.fn.name, m.where(), addr, size));
+}
+
+/// An out-of-range lane of a load: an error in strict mode, else a warning
+/// (once per op per run) and the caller substitutes NaN or poison.
+void badLoad(Machine &m, ExecOp &e, uint64_t addr, uint64_t size) {
+  if (m.opts.strict)
+    m.error(*e.op, fmt::format("out-of-bounds load in kernel '{}' ({}): {}", m.fn.name, m.where(),
+                               describeAddress(addr, size)));
+  if (e.warned)
+    return;
+  e.warned = true;
+  const SlotInfo &out = m.outInfo(e);
+  std::string poison = "NaN";
+  if (!out.isFloat()) {
+    uint64_t bits = static_cast<uint64_t>(poisonInt(out.elem.scalar));
+    int width = bitWidth(out.elem.scalar);
+    poison = fmt::format("poison (0x{:x})", width == 64 ? bits : bits & ((1ULL << width) - 1));
+  }
+  m.warn(*e.op, fmt::format("out-of-bounds load in kernel '{}' (first at {}): {}; the lanes read {}", m.fn.name,
+                            m.where(), describeAddress(addr, size), poison));
+}
+
+template <typename T> T readRaw(uint64_t addr) {
+  T v;
+  std::memcpy(&v, reinterpret_cast<const void *>(addr), sizeof(T));
+  return v;
+}
+
+template <typename T> void writeRaw(uint64_t addr, T v) {
+  std::memcpy(reinterpret_cast<void *>(addr), &v, sizeof(T));
+}
+
+/// One element of type s at addr, as the slot stores it.
+double readFloat(uint64_t addr, Scalar s) {
+  switch (s) {
+  case Scalar::F16: return halfBitsToFloat(readRaw<uint16_t>(addr));
+  case Scalar::BF16: return bf16BitsToFloat(readRaw<uint16_t>(addr));
+  case Scalar::F32: return readRaw<float>(addr);
+  default: return readRaw<double>(addr);
+  }
+}
+
+int64_t readInt(uint64_t addr, Scalar s) {
+  switch (s) {
+  case Scalar::I1: return readRaw<uint8_t>(addr) != 0;
+  case Scalar::I8: return readRaw<int8_t>(addr);
+  case Scalar::I16: return readRaw<int16_t>(addr);
+  case Scalar::I32: return readRaw<int32_t>(addr);
+  case Scalar::U8: return readRaw<uint8_t>(addr);
+  case Scalar::U16: return readRaw<uint16_t>(addr);
+  case Scalar::U32: return readRaw<uint32_t>(addr);
+  default: return readRaw<int64_t>(addr); // i64, u64 (bits)
+  }
+}
+
+// The value is already rounded/wrapped to s, so these narrowings are exact.
+void writeFloat(uint64_t addr, Scalar s, double v) {
+  switch (s) {
+  case Scalar::F16: return writeRaw(addr, floatToHalfBits(static_cast<float>(v)));
+  case Scalar::BF16: return writeRaw(addr, floatToBF16Bits(static_cast<float>(v)));
+  case Scalar::F32: return writeRaw(addr, static_cast<float>(v));
+  default: return writeRaw(addr, v);
+  }
+}
+
+void writeInt(uint64_t addr, Scalar s, int64_t v) {
+  switch (byteSize(s)) {
+  case 1: return writeRaw(addr, static_cast<uint8_t>(v));
+  case 2: return writeRaw(addr, static_cast<uint16_t>(v));
+  case 4: return writeRaw(addr, static_cast<uint32_t>(v));
+  default: return writeRaw(addr, v);
+  }
+}
+
+/// Mask and `other` operands, with strides (0 repeats a one-element operand).
+struct Lanes {
+  const int64_t *mask = nullptr;
+  int64_t maskStride = 0;
+  int other = -1;
+  int64_t otherStride = 0;
+  bool active(int64_t k) const { return !mask || mask[k * maskStride] != 0; }
+};
+
+Lanes lanesOf(const Machine &m, const ExecOp &e, int maskIndex) {
+  Lanes l;
+  if (static_cast<int>(e.in.size()) > maskIndex) {
+    l.mask = m.in(e, maskIndex).i.data();
+    l.maskStride = m.inInfo(e, maskIndex).n == 1 ? 0 : 1;
+  }
+  if (static_cast<int>(e.in.size()) > maskIndex + 1) {
+    l.other = e.in[maskIndex + 1];
+    l.otherStride = m.info[l.other].n == 1 ? 0 : 1;
+  }
+  return l;
+}
+
+} // namespace
+
+// load %ptr [, %mask [, %other]]: masked-off lanes give `other`, or 0 when
+// there is none (the GPU leaves them undefined).
+void evalLoad(Machine &m, ExecOp &e) {
+  const SlotInfo &ptrInfo = m.inInfo(e, 0), &out = m.outInfo(e);
+  if (!ptrInfo.elem.isPtr)
+    m.error(*e.op, fmt::format("load needs a pointer, got {}", ptrInfo.elem.str()));
+  const int64_t *p = m.in(e, 0).i.data();
+  int64_t sp = ptrInfo.n == 1 ? 0 : 1;
+  Scalar s = ptrInfo.elem.scalar;
+  uint64_t size = byteSize(s);
+  Lanes lanes = lanesOf(m, e, 1);
+  Slot &r = m.out(e);
+  bool isFloat = out.isFloat();
+  const Slot *other = lanes.other >= 0 ? &m.slots[lanes.other] : nullptr;
+  for (int64_t k = 0; k < out.n; ++k) {
+    if (!lanes.active(k)) {
+      if (isFloat)
+        r.f[k] = other ? other->f[k * lanes.otherStride] : 0.0;
+      else
+        r.i[k] = other ? other->i[k * lanes.otherStride] : 0;
+      continue;
+    }
+    uint64_t addr = static_cast<uint64_t>(p[k * sp]);
+    checkAligned(m, e, addr, size);
+    if (!inBounds(m, addr, size)) {
+      badLoad(m, e, addr, size);
+      if (isFloat)
+        r.f[k] = std::numeric_limits<double>::quiet_NaN();
+      else
+        r.i[k] = poisonInt(s);
+      continue;
+    }
+    if (isFloat)
+      r.f[k] = readFloat(addr, s);
+    else
+      r.i[k] = readInt(addr, s);
+  }
+}
+
+// store %ptr, %value [, %mask]: an out-of-range active lane is an error
+// (lanes before it in the same op may already have been written).
+void evalStore(Machine &m, ExecOp &e) {
+  const SlotInfo &ptrInfo = m.inInfo(e, 0), &val = m.inInfo(e, 1);
+  if (!ptrInfo.elem.isPtr)
+    m.error(*e.op, fmt::format("store needs a pointer, got {}", ptrInfo.elem.str()));
+  if (val.elem.isPtr || val.isFloat() != isFloat(ptrInfo.elem.scalar))
+    m.error(*e.op, fmt::format("cannot store {} through {}", val.elem.str(), ptrInfo.elem.str()));
+  const int64_t *p = m.in(e, 0).i.data();
+  int64_t sp = ptrInfo.n == 1 ? 0 : 1, sv = val.n == 1 ? 0 : 1;
+  Scalar s = ptrInfo.elem.scalar;
+  uint64_t size = byteSize(s);
+  Lanes lanes = lanesOf(m, e, 2);
+  const Slot &v = m.in(e, 1);
+  int64_t n = std::max(ptrInfo.n, val.n);
+  for (int64_t k = 0; k < n; ++k) {
+    if (!lanes.active(k))
+      continue;
+    uint64_t addr = static_cast<uint64_t>(p[k * sp]);
+    checkAligned(m, e, addr, size);
+    if (!inBounds(m, addr, size))
+      m.error(*e.op, fmt::format("out-of-bounds store in kernel '{}' ({}): {}", m.fn.name, m.where(),
+                                 describeAddress(addr, size)));
+    if (val.isFloat())
+      writeFloat(addr, s, v.f[k * sv]);
+    else
+      writeInt(addr, s, v.i[k * sv]);
+  }
+}
+
+} // namespace tile::interp::detail
