@@ -340,6 +340,16 @@ std::pair<ir::Value *, ir::Value *> Lowerer::promote(const Val &a, const Val &b,
   auto negativeScalar = [](const Val &v) { return v.isConst() && asDouble(v.c) < 0; };
   if (t.isInt() && !isSigned(t.scalar) && t.scalar != Scalar::I1 && (negativeScalar(a) || negativeScalar(b)))
     fail(loc, fmt::format("cannot combine a {} tensor with a negative number", t.str()));
+  // As in Triton, a Python int that the operation's integer type cannot hold
+  // is an error rather than a silent wrap-around.
+  for (const Val *v : {&a, &b}) {
+    if (!v->isConst() || !v->c.isInt() || !t.isInt() || t.scalar == Scalar::I1) continue;
+    int64_t i = std::get<int64_t>(v->c.v);
+    if (wrapToIntType(i, t.scalar) != i)
+      fail(loc, fmt::format("{} is out of range for {}, the type of this operation; cast the other operand "
+                            "to a wider type first",
+                            i, t.str()));
+  }
   ir::Value *x = toIRAs(a, t, loc);
   ir::Value *y = toIRAs(b, t, loc);
   std::vector<int64_t> shape = broadcastShapes(x->type.shape, y->type.shape, loc, "operand");

@@ -19,25 +19,35 @@ namespace {
 
 constexpr const char *kRet = "$ret";
 
-bool containsReturn(const ast::StmtList &stmts) {
+/// The first return statement in stmts (searching nested blocks), or null.
+const ast::Stmt *firstReturn(const ast::StmtList &stmts) {
   for (const auto &s : stmts) {
+    const ast::Stmt *r = nullptr;
     switch (s->kind) {
-    case StmtKind::Return: return true;
+    case StmtKind::Return: return s.get();
     case StmtKind::If: {
       auto &i = static_cast<const ast::IfStmt &>(*s);
-      if (containsReturn(i.body) || containsReturn(i.orelse)) return true;
+      r = firstReturn(i.body);
+      if (!r) r = firstReturn(i.orelse);
       break;
     }
-    case StmtKind::For:
-      if (containsReturn(static_cast<const ast::ForStmt &>(*s).body)) return true;
-      break;
-    case StmtKind::While:
-      if (containsReturn(static_cast<const ast::WhileStmt &>(*s).body)) return true;
-      break;
+    case StmtKind::For: r = firstReturn(static_cast<const ast::ForStmt &>(*s).body); break;
+    case StmtKind::While: r = firstReturn(static_cast<const ast::WhileStmt &>(*s).body); break;
     default: break;
     }
+    if (r) return r;
   }
-  return false;
+  return nullptr;
+}
+
+bool containsReturn(const ast::StmtList &stmts) { return firstReturn(stmts) != nullptr; }
+
+/// Reports a return inside a loop at the return itself.
+[[noreturn]] void failReturnInLoop(const ast::StmtList &a, const ast::StmtList &b = {}) {
+  const ast::Stmt *r = firstReturn(a);
+  if (!r) r = firstReturn(b);
+  TILE_ASSERT(r, "no return to report");
+  fail(r->loc, "return inside a loop is not supported in kernels");
 }
 
 void collectTargets(const ast::Expr &t, std::set<std::string> &out) {
@@ -244,7 +254,7 @@ Flow Lowerer::lowerIf(const ast::IfStmt &s, const Cont &rest) {
   if (test.isTensor())
     fail(s.test->loc, fmt::format("an if condition must be a scalar, got {}; use tl.where to choose elementwise",
                                   test.v->type.str()));
-  if (hasReturn && inRuntimeLoop) fail(s.loc, "return inside a loop is not supported in kernels");
+  if (hasReturn && inRuntimeLoop) failReturnInLoop(s.body, s.orelse);
   ir::Value *cond = toCondition(test, s.test->loc, "if condition");
   ir::Op *ifOp = at(s.loc).create(OpKind::If, {cond}, {});
   ir::Block *blocks[2] = {ifOp->regions[0]->block.get(), ifOp->regions[1]->block.get()};
@@ -451,7 +461,7 @@ void Lowerer::lowerStaticFor(const ast::ForStmt &s, const Val &range) {
     fail(s.iter->loc, fmt::format("kernels can loop over range(), tl.range(), tl.static_range() or a constexpr tuple, not {}",
                                   typeName(range)));
   }
-  if (containsReturn(s.body)) fail(s.loc, "return inside a loop is not supported in kernels");
+  if (containsReturn(s.body)) failReturnInLoop(s.body);
   for (Val &item : items) {
     assign(*s.target, item);
     lowerBlock(s.body);
