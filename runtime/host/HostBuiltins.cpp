@@ -1,0 +1,784 @@
+// HostBuiltins.cpp - the functions host code can call (tensor creation,
+// math, print, assert_close, .npy I/O, Python builtins), tensor methods and
+// attributes, and list/dict methods. The same names are reachable bare or
+// through torch./triton./tl./np./tile. prefixes; device= is accepted and
+// ignored. Default float dtype is float32 (torch's convention).
+#include "host/Evaluator.h"
+#include "host/Npy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+namespace tile::host {
+
+namespace {
+using Fn = std::function<Value(Evaluator &, CallArgs &)>;
+
+Value builtin(std::string name, Fn fn) { return BuiltinVal{std::move(name), std::make_shared<Fn>(std::move(fn))}; }
+
+ScalarOperand scalarOperandOf(const Value &v) {
+  ScalarOperand s;
+  s.isBool = v.is<bool>();
+  s.isFloat = v.is<double>();
+  if (s.isFloat)
+    s.f = v.as<double>();
+  else
+    s.i = v.toInt();
+  return s;
+}
+
+/// Elementwise op on tensor/number operands keeping Python numbers weak.
+Value elementwise(BinaryOp op, const Value &a, const Value &b, const char *fname) {
+  if (a.is<Tensor>() && b.is<Tensor>())
+    return binary(op, a.as<Tensor>(), b.as<Tensor>());
+  if (a.is<Tensor>() && b.isNumber())
+    return binary(op, a.as<Tensor>(), scalarOperandOf(b));
+  if (a.isNumber() && b.is<Tensor>())
+    return binary(op, scalarOperandOf(a), b.as<Tensor>());
+  if (a.isNumber() && b.isNumber())
+    return binary(op, scalarTensor(scalarOperandOf(a)), scalarOperandOf(b));
+  throw HostError(fmt::format("{}() expects tensors or numbers, got '{}' and '{}'", fname, typeName(a), typeName(b)));
+}
+
+Shape shapeFromArgs(const ArgParser &p, const char *fname) {
+  const auto &rest = p.rest();
+  if (rest.size() == 1 && (isSequence(rest[0])))
+    return toShape(rest[0], fname);
+  Shape s;
+  for (const Value &v : rest)
+    s.push_back(toIndex(v, "dimension"));
+  return s;
+}
+
+Scalar dtypeArg(const ArgParser &p, Scalar def) {
+  Value d = p.getOr("dtype", Value());
+  return d.isNone() ? def : toDType(d, "dtype");
+}
+
+std::string indexStr(const Shape &shape, int64_t flat) {
+  Shape idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return shapeStr(idx);
+}
+
+// ------------------------------------------------------------------ creation
+
+Value makeFilled(CallArgs &c, const char *name, double value) {
+  ArgParser p(c, name, {"*", "dtype=", "device=", "requires_grad="});
+  return Tensor::full(shapeFromArgs(p, name), value, dtypeArg(p, Scalar::F32));
+}
+
+Value fullFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "full", {"size", "fill_value", "dtype=", "device="});
+  const Value &fill = p.get("fill_value");
+  if (!fill.isNumber())
+    throw HostError(fmt::format("full() fill_value must be a number, not '{}'", typeName(fill)));
+  Scalar def = fill.is<double>() ? Scalar::F32 : fill.is<bool>() ? Scalar::I1 : Scalar::I64;
+  Tensor t = Tensor::zeros(toShape(p.get("size"), "size"), dtypeArg(p, def));
+  for (int64_t i = 0, n = t.numel(); i < n; ++i)
+    fill.is<double>() ? t.setDouble(i, fill.toDouble()) : t.setInt(i, fill.toInt());
+  return t;
+}
+
+Value arangeFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "arange", {"start", "end=", "step=", "dtype=", "device="});
+  Value start = p.get("start"), end = p.getOr("end", Value()), step = p.getOr("step", Value(int64_t(1)));
+  if (end.isNone()) {
+    end = start;
+    start = int64_t(0);
+  }
+  for (const Value *v : {&start, &end, &step})
+    if (!v->isNumber())
+      throw HostError(fmt::format("arange() arguments must be numbers, not '{}'", typeName(*v)));
+  bool ints = start.isIntLike() && end.isIntLike() && step.isIntLike();
+  Scalar dt = dtypeArg(p, ints ? Scalar::I64 : Scalar::F32);
+  double s = start.toDouble(), e = end.toDouble(), st = step.toDouble();
+  if (st == 0)
+    throw HostError("arange() step must not be zero");
+  int64_t n = std::max<int64_t>(0, int64_t(std::ceil((e - s) / st)));
+  Tensor t = Tensor::zeros({n}, dt);
+  for (int64_t i = 0; i < n; ++i) {
+    if (ints)
+      t.setInt(i, start.toInt() + i * step.toInt());
+    else
+      t.setDouble(i, s + double(i) * st);
+  }
+  return t;
+}
+
+Value randomFn(CallArgs &c, const char *name, bool normal) {
+  ArgParser p(c, name, {"*", "dtype=", "device=", "generator=", "requires_grad="});
+  Scalar dt = dtypeArg(p, Scalar::F32);
+  if (!isFloat(dt))
+    throw HostError(fmt::format("{}() needs a float dtype, not {}", name, tritonDTypeName(dt)));
+  Shape s = shapeFromArgs(p, name);
+  return normal ? randNormal(s, dt) : randUniform(s, dt);
+}
+
+/// Nested lists of numbers -> a tensor (dtype inferred like torch.tensor).
+void flattenData(const Value &v, size_t depth, Shape &shape, std::vector<Value> &out) {
+  if (!isSequence(v)) {
+    if (!v.isNumber())
+      throw HostError(fmt::format("tensor() data must be numbers or nested lists, got '{}'", typeName(v)));
+    if (depth != shape.size())
+      throw HostError("tensor() data is ragged (nested lists of different depths)");
+    out.push_back(v);
+    return;
+  }
+  const auto &items = sequenceItems(v);
+  if (depth == shape.size() && out.empty())
+    shape.push_back(int64_t(items.size()));
+  else if (depth >= shape.size() || shape[depth] != int64_t(items.size()))
+    throw HostError("tensor() data is ragged (nested lists of different lengths)");
+  for (const Value &x : items)
+    flattenData(x, depth + 1, shape, out);
+}
+
+Tensor tensorFromData(const Value &data, std::optional<Scalar> dtype) {
+  if (data.is<Tensor>())
+    return dtype ? data.as<Tensor>().to(*dtype) : data.as<Tensor>();
+  Shape shape;
+  std::vector<Value> flat;
+  flattenData(data, 0, shape, flat);
+  bool anyFloat = false, allBool = !flat.empty();
+  for (const Value &v : flat) {
+    anyFloat |= v.is<double>();
+    allBool &= v.is<bool>();
+  }
+  Tensor t = Tensor::zeros(shape, dtype ? *dtype : anyFloat ? Scalar::F32 : allBool ? Scalar::I1 : Scalar::I64);
+  for (size_t i = 0; i < flat.size(); ++i)
+    flat[i].is<double>() ? t.setDouble(int64_t(i), flat[i].toDouble()) : t.setInt(int64_t(i), flat[i].toInt());
+  return t;
+}
+
+Value tensorFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "tensor", {"data", "dtype=", "device="});
+  Value d = p.getOr("dtype", Value());
+  return tensorFromData(p.get("data"), d.isNone() ? std::nullopt : std::optional<Scalar>(toDType(d, "dtype")));
+}
+
+Value likeFn(CallArgs &c, const char *name, std::optional<double> fill) {
+  ArgParser p(c, name, {"input", "dtype=", "device="});
+  Tensor src = toTensor(p.get("input"), "input");
+  Scalar dt = dtypeArg(p, src.dtype());
+  if (!fill)
+    return randUniform(src.shape(), isFloat(dt) ? dt : Scalar::F32).to(dt);
+  return Tensor::full(src.shape(), *fill, dt);
+}
+
+// ------------------------------------------------------------------ math
+
+Value unaryMath(CallArgs &c, const char *name, UnaryOp op, double (*scalarFn)(double)) {
+  ArgParser p(c, name, {"x"});
+  const Value &x = p.get("x");
+  if (x.is<Tensor>())
+    return unary(op, x.as<Tensor>());
+  if (!x.isNumber())
+    throw HostError(fmt::format("{}() expects a tensor or a number, not '{}'", name, typeName(x)));
+  if (op == UnaryOp::Abs && x.isIntLike())
+    return x.toInt() < 0 ? -x.toInt() : x.toInt();
+  double r = scalarFn(x.toDouble());
+  if ((op == UnaryOp::Log || op == UnaryOp::Sqrt) && std::isnan(r) && !std::isnan(x.toDouble()))
+    throw HostError(fmt::format("math domain error in {}({})", name, repr(x)));
+  return r;
+}
+
+std::optional<int> axisArg(const ArgParser &p) {
+  for (const char *k : {"axis", "dim"}) {
+    Value a = p.getOr(k, Value());
+    if (!a.isNone())
+      return int(toIndex(a, k));
+  }
+  return std::nullopt;
+}
+
+Value reduceValue(const Tensor &t, ReduceOp op, const ArgParser &p) {
+  bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
+  return reduce(op, t, axisArg(p), keep);
+}
+
+/// max/min: over a tensor (with optional axis), an iterable, or the arguments.
+Value extremum(CallArgs &c, const char *name, ReduceOp op) {
+  ArgParser p(c, name, {"*", "axis=", "dim=", "keepdims=", "keepdim="});
+  const auto &rest = p.rest();
+  if (rest.size() == 1 && rest[0].is<Tensor>())
+    return reduceValue(rest[0].as<Tensor>(), op, p);
+  std::vector<Value> items = rest.size() == 1 && isSequence(rest[0]) ? sequenceItems(rest[0]) : rest;
+  if (items.empty())
+    throw HostError(fmt::format("{}() arg is an empty sequence", name));
+  Value best = items[0];
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (items[i].is<Tensor>() || best.is<Tensor>())
+      throw HostError(fmt::format("{}() of several tensors is ambiguous: use maximum/minimum", name));
+    ast::CmpOpKind cmp = op == ReduceOp::Max ? ast::CmpOpKind::Gt : ast::CmpOpKind::Lt;
+    if (truthy(compareOp(cmp, items[i], best)))
+      best = items[i];
+  }
+  return best;
+}
+
+Value sumFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "sum", {"x", "axis=", "dim=", "keepdims=", "keepdim="});
+  const Value &x = p.get("x");
+  if (x.is<Tensor>())
+    return reduceValue(x.as<Tensor>(), ReduceOp::Sum, p);
+  if (!isSequence(x) && !x.is<RangeVal>())
+    throw HostError(fmt::format("sum() expects a tensor or a sequence, not '{}'", typeName(x)));
+  Value acc = int64_t(0);
+  if (x.is<RangeVal>()) {
+    for (int64_t i = 0, n = x.as<RangeVal>().size(); i < n; ++i)
+      acc = binaryOp(ast::BinOpKind::Add, acc, Value(x.as<RangeVal>().at(i)));
+    return acc;
+  }
+  for (const Value &v : sequenceItems(x))
+    acc = binaryOp(ast::BinOpKind::Add, acc, v);
+  return acc;
+}
+
+// ------------------------------------------------------------------ assert_close
+
+struct Mismatch {
+  int64_t index;
+  double actual, expected, excess;
+};
+
+std::vector<Mismatch> findMismatches(const Tensor &a, const Tensor &e, double rtol, double atol) {
+  std::vector<Mismatch> bad;
+  for (int64_t i = 0, n = a.numel(); i < n; ++i) {
+    double x = a.getDouble(i), y = e.getDouble(i);
+    if (isClose(x, y, rtol, atol))
+      continue;
+    double excess = std::fabs(x - y) - (atol + rtol * std::fabs(y));
+    bad.push_back({i, x, y, std::isnan(excess) ? INFINITY : excess});
+  }
+  return bad;
+}
+
+std::string elementStr(double v, Scalar dtype) {
+  if (isFloat(dtype))
+    return numpyScalarRepr(v, dtype);
+  if (dtype == Scalar::I1)
+    return v != 0 ? "True" : "False";
+  return fmt::format("{}", int64_t(v));
+}
+
+std::string mismatchReport(const Tensor &a, const Tensor &e, std::vector<Mismatch> bad, double rtol, double atol) {
+  std::string msg = fmt::format("assert_close failed: {} of {} elements are not close (rtol={}, atol={})",
+                                bad.size(), a.numel(), pythonFloatRepr(rtol), pythonFloatRepr(atol));
+  std::stable_sort(bad.begin(), bad.end(), [](const Mismatch &x, const Mismatch &y) { return x.excess > y.excess; });
+  msg += bad.size() > 5 ? "; the worst 5:" : ":";
+  for (size_t i = 0; i < bad.size() && i < 5; ++i) {
+    const Mismatch &m = bad[i];
+    msg += fmt::format("\n  at {}: actual {}, expected {} (difference {})", indexStr(a.shape(), m.index),
+                       elementStr(m.actual, a.dtype()), elementStr(m.expected, e.dtype()),
+                       pythonFloatRepr(std::fabs(m.actual - m.expected)));
+  }
+  return msg;
+}
+
+/// actual and expected as same-shape tensors (a number or 0-d expected broadcasts).
+std::pair<Tensor, Tensor> closeOperands(const ArgParser &p, const char *fname) {
+  Tensor a = toTensor(p.get("actual"), "actual");
+  Tensor e = toTensor(p.get("expected"), "expected");
+  if (a.shape() == e.shape())
+    return {a, e};
+  if (e.numel() == 1 && e.ndim() == 0)
+    return {a, binary(BinaryOp::Add, Tensor::zeros(a.shape(), e.dtype()), e)};
+  throw HostError(fmt::format("{}: shape mismatch: actual is {} but expected is {}", fname, a.describe(), e.describe()));
+}
+
+Value assertCloseFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "assert_close", {"actual", "expected", "rtol=", "atol=", "msg=", "check_dtype=", "equal_nan="});
+  double rtol = p.getOr("rtol", Value(1e-5)).toDouble(), atol = p.getOr("atol", Value(1e-8)).toDouble();
+  auto [a, e] = closeOperands(p, "assert_close");
+  std::vector<Mismatch> bad = findMismatches(a, e, rtol, atol);
+  if (bad.empty())
+    return Value();
+  std::string msg = mismatchReport(a, e, std::move(bad), rtol, atol);
+  Value user = p.getOr("msg", Value());
+  if (!user.isNone())
+    msg = str(user) + ": " + msg;
+  fail(c.loc, msg);
+}
+
+Value allcloseFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "allclose", {"actual", "expected", "rtol=", "atol=", "equal_nan="});
+  double rtol = p.getOr("rtol", Value(1e-5)).toDouble(), atol = p.getOr("atol", Value(1e-8)).toDouble();
+  auto [a, e] = closeOperands(p, "allclose");
+  return findMismatches(a, e, rtol, atol).empty();
+}
+
+// ------------------------------------------------------------------ python builtins
+
+Value printFn(Evaluator &ev, CallArgs &c) {
+  ArgParser p(c, "print", {"*", "sep=", "end=", "flush=", "file="});
+  std::string sep = str(p.getOr("sep", Value(" "))), end = str(p.getOr("end", Value("\n")));
+  std::string line;
+  for (size_t i = 0; i < p.rest().size(); ++i)
+    line += (i ? sep : "") + str(p.rest()[i]);
+  ev.out() << line << end;
+  ev.out().flush();
+  return Value();
+}
+
+Value rangeFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "range", {"a", "b=", "step="});
+  RangeVal r;
+  if (p.has("b")) {
+    r.start = toIndex(p.get("a"), "range start");
+    r.stop = toIndex(p.get("b"), "range stop");
+  } else {
+    r.stop = toIndex(p.get("a"), "range stop");
+  }
+  r.step = p.has("step") ? toIndex(p.get("step"), "range step") : 1;
+  if (r.step == 0)
+    throw HostError("range() arg 3 must not be zero");
+  return r;
+}
+
+Value cdivFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "cdiv", {"x", "div"});
+  const Value &x = p.get("x"), &d = p.get("div");
+  if (x.is<Tensor>() || d.is<Tensor>())
+    throw HostError("cdiv() takes ints, not tensors");
+  // cdiv(x, d) == -(-x // d), with Python's floor division.
+  Value negX = binaryOp(ast::BinOpKind::Sub, Value(int64_t(0)), x);
+  return binaryOp(ast::BinOpKind::Sub, Value(int64_t(0)), binaryOp(ast::BinOpKind::FloorDiv, negX, d));
+}
+
+Value lenFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "len", {"obj"});
+  const Value &v = p.get("obj");
+  if (isSequence(v))
+    return int64_t(sequenceItems(v).size());
+  if (v.is<std::string>())
+    return int64_t(v.as<std::string>().size());
+  if (v.is<DictVal>())
+    return int64_t(v.as<DictVal>().items->size());
+  if (v.is<RangeVal>())
+    return v.as<RangeVal>().size();
+  if (v.is<Tensor>()) {
+    if (v.as<Tensor>().ndim() == 0)
+      throw HostError("len() of a 0-d tensor");
+    return v.as<Tensor>().shape()[0];
+  }
+  throw HostError(fmt::format("object of type '{}' has no len()", typeName(v)));
+}
+
+Value intFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "int", {"x="});
+  Value v = p.getOr("x", Value(int64_t(0)));
+  if (v.is<Tensor>()) {
+    const Tensor &t = v.as<Tensor>();
+    if (t.numel() != 1)
+      throw HostError(fmt::format("only one-element tensors can be converted to int (got {})", t.describe()));
+    return t.getInt(0);
+  }
+  if (v.isIntLike())
+    return v.toInt();
+  if (v.is<double>()) {
+    double d = v.as<double>();
+    if (!std::isfinite(d) || std::fabs(d) >= 9.2e18)
+      throw HostError(fmt::format("cannot convert float {} to int", pythonFloatRepr(d)));
+    return int64_t(d);
+  }
+  if (v.is<std::string>()) {
+    const std::string &s = v.as<std::string>();
+    char *end = nullptr;
+    long long r = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0')
+      throw HostError(fmt::format("invalid literal for int(): {}", repr(v)));
+    return int64_t(r);
+  }
+  throw HostError(fmt::format("int() argument must be a number, string or tensor, not '{}'", typeName(v)));
+}
+
+Value floatFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "float", {"x="});
+  Value v = p.getOr("x", Value(0.0));
+  if (v.is<Tensor>()) {
+    const Tensor &t = v.as<Tensor>();
+    if (t.numel() != 1)
+      throw HostError(fmt::format("only one-element tensors can be converted to float (got {})", t.describe()));
+    return t.getDouble(0);
+  }
+  if (v.isNumber())
+    return v.toDouble();
+  if (v.is<std::string>()) {
+    const std::string &s = v.as<std::string>();
+    char *end = nullptr;
+    double r = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0')
+      throw HostError(fmt::format("could not convert string to float: {}", repr(v)));
+    return r;
+  }
+  throw HostError(fmt::format("float() argument must be a number, string or tensor, not '{}'", typeName(v)));
+}
+
+Value sequenceFn(CallArgs &c, const char *name, bool tuple) {
+  ArgParser p(c, name, {"iterable="});
+  Value v = p.getOr("iterable", makeTuple({}));
+  std::vector<Value> items;
+  if (isSequence(v))
+    items = sequenceItems(v);
+  else if (v.is<RangeVal>())
+    for (int64_t i = 0, n = v.as<RangeVal>().size(); i < n; ++i)
+      items.push_back(v.as<RangeVal>().at(i));
+  else if (v.is<Tensor>() && v.as<Tensor>().ndim() > 0)
+    for (int64_t i = 0; i < v.as<Tensor>().shape()[0]; ++i)
+      items.push_back(v.as<Tensor>().select(0, i));
+  else
+    throw HostError(fmt::format("'{}' object is not iterable", typeName(v)));
+  return tuple ? makeTuple(std::move(items)) : makeList(std::move(items));
+}
+
+Value loadFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "load", {"path", "dtype="});
+  const Value &path = p.get("path");
+  if (!path.is<std::string>())
+    throw HostError(fmt::format("load() path must be a string, not '{}'", typeName(path)));
+  Value d = p.getOr("dtype", Value());
+  return loadNpy(path.as<std::string>(), d.isNone() ? std::nullopt : std::optional<Scalar>(toDType(d, "dtype")));
+}
+
+Value saveFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "save", {"path", "tensor"});
+  const Value &path = p.get("path");
+  if (!path.is<std::string>())
+    throw HostError(fmt::format("save() path must be a string, not '{}'", typeName(path)));
+  if (auto note = saveNpy(path.as<std::string>(), toTensor(p.get("tensor"), "tensor")))
+    std::cerr << formatDiagnostic(Severity::Note, c.loc, *note);
+  return Value();
+}
+
+void addDTypes(std::map<std::string, Value> &t) {
+  const std::pair<const char *, Scalar> kNames[] = {
+      {"float16", Scalar::F16}, {"half", Scalar::F16},   {"bfloat16", Scalar::BF16}, {"float32", Scalar::F32},
+      {"float64", Scalar::F64}, {"double", Scalar::F64}, {"int1", Scalar::I1},      {"bool_", Scalar::I1},
+      {"int8", Scalar::I8},     {"int16", Scalar::I16},  {"int32", Scalar::I32},    {"int64", Scalar::I64},
+      {"long", Scalar::I64},    {"uint8", Scalar::U8},   {"uint16", Scalar::U16},   {"uint32", Scalar::U32},
+      {"uint64", Scalar::U64},  {"fp16", Scalar::F16},   {"bf16", Scalar::BF16},    {"fp32", Scalar::F32},
+      {"fp64", Scalar::F64}};
+  for (const auto &[name, s] : kNames)
+    t[name] = DTypeVal{s};
+}
+
+void addMath(std::map<std::string, Value> &t) {
+  t["exp"] = builtin("exp", [](Evaluator &, CallArgs &c) { return unaryMath(c, "exp", UnaryOp::Exp, [](double x) { return std::exp(x); }); });
+  t["log"] = builtin("log", [](Evaluator &, CallArgs &c) { return unaryMath(c, "log", UnaryOp::Log, [](double x) { return std::log(x); }); });
+  t["sqrt"] = builtin("sqrt", [](Evaluator &, CallArgs &c) { return unaryMath(c, "sqrt", UnaryOp::Sqrt, [](double x) { return std::sqrt(x); }); });
+  t["abs"] = builtin("abs", [](Evaluator &, CallArgs &c) { return unaryMath(c, "abs", UnaryOp::Abs, [](double x) { return std::fabs(x); }); });
+  for (auto [name, op] : {std::pair{"maximum", BinaryOp::Max}, std::pair{"minimum", BinaryOp::Min}})
+    t[name] = builtin(name, [name, op](Evaluator &, CallArgs &c) {
+      ArgParser p(c, name, {"a", "b"});
+      return elementwise(op, p.get("a"), p.get("b"), name);
+    });
+  t["where"] = builtin("where", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "where", {"condition", "x", "y"});
+    Tensor x = toTensor(p.get("x"), "x"), y = toTensor(p.get("y"), "y");
+    return Value(where(toTensor(p.get("condition"), "condition"), x, y));
+  });
+  t["matmul"] = builtin("matmul", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "matmul", {"a", "b"});
+    return Value(matmul(toTensor(p.get("a"), "a"), toTensor(p.get("b"), "b")));
+  });
+  t["sum"] = builtin("sum", sumFn);
+  t["max"] = builtin("max", [](Evaluator &, CallArgs &c) { return extremum(c, "max", ReduceOp::Max); });
+  t["min"] = builtin("min", [](Evaluator &, CallArgs &c) { return extremum(c, "min", ReduceOp::Min); });
+  t["amax"] = t["max"];
+  t["amin"] = t["min"];
+  t["cdiv"] = builtin("cdiv", cdivFn);
+  t["next_power_of_2"] = builtin("next_power_of_2", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "next_power_of_2", {"n"});
+    int64_t n = toIndex(p.get("n"), "next_power_of_2");
+    if (n > (int64_t(1) << 62))
+      throw HostError("next_power_of_2() argument too large");
+    int64_t r = 1;
+    while (r < n)
+      r <<= 1;
+    return Value(r);
+  });
+  t["round"] = builtin("round", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "round", {"x"});
+    if (!p.get("x").isNumber())
+      throw HostError(fmt::format("round() expects a number, not '{}'", typeName(p.get("x"))));
+    return Value(int64_t(std::nearbyint(p.get("x").toDouble())));
+  });
+  t["pi"] = M_PI;
+  t["inf"] = INFINITY;
+  t["nan"] = NAN;
+}
+
+void addCreation(std::map<std::string, Value> &t) {
+  t["zeros"] = builtin("zeros", [](Evaluator &, CallArgs &c) { return makeFilled(c, "zeros", 0); });
+  t["empty"] = builtin("empty", [](Evaluator &, CallArgs &c) { return makeFilled(c, "empty", 0); });
+  t["ones"] = builtin("ones", [](Evaluator &, CallArgs &c) { return makeFilled(c, "ones", 1); });
+  t["full"] = builtin("full", fullFn);
+  t["arange"] = builtin("arange", arangeFn);
+  t["rand"] = builtin("rand", [](Evaluator &, CallArgs &c) { return randomFn(c, "rand", false); });
+  t["randn"] = builtin("randn", [](Evaluator &, CallArgs &c) { return randomFn(c, "randn", true); });
+  t["seed"] = builtin("seed", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "seed", {"n"});
+    seedRandom(uint64_t(toIndex(p.get("n"), "seed")));
+    return Value();
+  });
+  t["manual_seed"] = t["seed"];
+  t["tensor"] = builtin("tensor", tensorFn);
+  t["array"] = t["tensor"];
+  t["asarray"] = t["tensor"];
+  t["zeros_like"] = builtin("zeros_like", [](Evaluator &, CallArgs &c) { return likeFn(c, "zeros_like", 0.0); });
+  t["empty_like"] = builtin("empty_like", [](Evaluator &, CallArgs &c) { return likeFn(c, "empty_like", 0.0); });
+  t["ones_like"] = builtin("ones_like", [](Evaluator &, CallArgs &c) { return likeFn(c, "ones_like", 1.0); });
+  t["rand_like"] = builtin("rand_like", [](Evaluator &, CallArgs &c) { return likeFn(c, "rand_like", std::nullopt); });
+}
+
+void addPython(std::map<std::string, Value> &t) {
+  t["print"] = builtin("print", printFn);
+  t["range"] = builtin("range", rangeFn);
+  t["static_range"] = t["range"];
+  t["len"] = builtin("len", lenFn);
+  t["int"] = builtin("int", intFn);
+  t["float"] = builtin("float", floatFn);
+  t["str"] = builtin("str", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "str", {"x="});
+    return Value(p.has("x") ? str(p.get("x")) : std::string());
+  });
+  t["repr"] = builtin("repr", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "repr", {"x"});
+    return Value(repr(p.get("x")));
+  });
+  t["bool"] = builtin("bool", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "bool", {"x="});
+    return Value(p.has("x") && truthy(p.get("x")));
+  });
+  t["tuple"] = builtin("tuple", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "tuple", true); });
+  t["list"] = builtin("list", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "list", false); });
+  t["assert_close"] = builtin("assert_close", assertCloseFn);
+  t["assert_allclose"] = t["assert_close"];
+  t["allclose"] = builtin("allclose", allcloseFn);
+  t["load"] = builtin("load", loadFn);
+  t["save"] = builtin("save", saveFn);
+}
+} // namespace
+
+// ------------------------------------------------------------------ conversions
+
+Tensor toTensor(const Value &v, const char *what) {
+  if (v.is<Tensor>())
+    return v.as<Tensor>();
+  if (v.isNumber())
+    return scalarTensor(scalarOperandOf(v));
+  if (isSequence(v))
+    return tensorFromData(v, std::nullopt);
+  throw HostError(fmt::format("{} must be a tensor or a number, not '{}'", what, typeName(v)));
+}
+
+Shape toShape(const Value &v, const char *what) {
+  if (v.isIntLike())
+    return {v.toInt()};
+  if (!isSequence(v))
+    throw HostError(fmt::format("{}: a shape must be an int or a tuple of ints, not '{}'", what, typeName(v)));
+  Shape s;
+  for (const Value &d : sequenceItems(v))
+    s.push_back(toIndex(d, "dimension"));
+  return s;
+}
+
+Scalar toDType(const Value &v, const char *what) {
+  if (v.is<DTypeVal>())
+    return v.as<DTypeVal>().scalar;
+  std::string name = v.is<std::string>() ? v.as<std::string>() : v.is<BuiltinVal>() ? v.as<BuiltinVal>().name : "";
+  // dtype=float / dtype=bool / dtype=int, as torch spells them.
+  if (name == "float")
+    return Scalar::F32;
+  if (name == "int")
+    return Scalar::I64;
+  if (v.is<std::string>() || name == "bool")
+    if (std::optional<Scalar> s = parseTritonDTypeName(name))
+      return *s;
+  throw HostError(fmt::format("{} must be a dtype such as float32, not {}", what, repr(v)));
+}
+
+int64_t toIndex(const Value &v, const char *what) {
+  if (v.isIntLike())
+    return v.toInt();
+  if (v.is<Tensor>() && v.as<Tensor>().numel() == 1 && !isFloat(v.as<Tensor>().dtype()))
+    return v.as<Tensor>().getInt(0);
+  throw HostError(fmt::format("{} must be an int, not '{}'", what, typeName(v)));
+}
+
+bool isKnownModule(const std::string &name) {
+  static const char *kModules[] = {"torch", "triton", "triton.language", "numpy", "tile", "math", "tl",
+                                   "np", "torch.testing", "numpy.testing", "numpy.random", "torch.cuda",
+                                   "triton.testing", "tile.language", "np.random", "np.testing"};
+  for (const char *m : kModules)
+    if (name == m)
+      return true;
+  return false;
+}
+
+void installBuiltins(std::map<std::string, Value> &table) {
+  addDTypes(table);
+  addMath(table);
+  addCreation(table);
+  addPython(table);
+  for (const char *m : {"torch", "triton", "tl", "np", "numpy", "tile", "math"})
+    table[m] = ModuleVal{m};
+}
+
+// ------------------------------------------------------------------ tensor methods
+
+namespace {
+Value method(const std::string &name, std::function<Value(CallArgs &)> fn) {
+  return builtin(name, [fn](Evaluator &, CallArgs &c) { return fn(c); });
+}
+
+Value reduceMethod(const Tensor &t, const std::string &name, ReduceOp op) {
+  return method(name, [t, name, op](CallArgs &c) {
+    ArgParser p(c, name, {"axis=", "dim=", "keepdims=", "keepdim="});
+    return reduceValue(t, op, p);
+  });
+}
+
+Value reshapeMethod(const Tensor &t, const std::string &name) {
+  return method(name, [t, name](CallArgs &c) {
+    ArgParser p(c, name, {"*"});
+    return Value(t.reshape(shapeFromArgs(p, name.c_str())));
+  });
+}
+
+Value noArgMethod(const std::string &name, std::function<Value()> fn) {
+  return method(name, [name, fn](CallArgs &c) {
+    ArgParser p(c, name, {"*", "device=", "non_blocking="});
+    (void)p;
+    return fn();
+  });
+}
+} // namespace
+
+Value tensorAttribute(const Tensor &t, const std::string &attr) {
+  if (attr == "shape") {
+    std::vector<Value> dims(t.shape().begin(), t.shape().end());
+    return makeTuple(std::move(dims));
+  }
+  if (attr == "dtype")
+    return DTypeVal{t.dtype()};
+  if (attr == "T")
+    return t.transpose();
+  if (attr == "ndim")
+    return int64_t(t.ndim());
+  if (attr == "stride")
+    return method("stride", [t](CallArgs &c) {
+      ArgParser p(c, "stride", {"dim="});
+      if (p.has("dim")) {
+        int d = int(toIndex(p.get("dim"), "dim"));
+        t.dim(d); // range check
+        return Value(t.strides()[size_t(d < 0 ? d + t.ndim() : d)]);
+      }
+      return makeTuple(std::vector<Value>(t.strides().begin(), t.strides().end()));
+    });
+  if (attr == "size")
+    return method("size", [t](CallArgs &c) {
+      ArgParser p(c, "size", {"dim="});
+      if (p.has("dim"))
+        return Value(t.dim(int(toIndex(p.get("dim"), "dim"))));
+      return makeTuple(std::vector<Value>(t.shape().begin(), t.shape().end()));
+    });
+  if (attr == "reshape" || attr == "view")
+    return reshapeMethod(t, attr);
+  if (attr == "to" || attr == "astype")
+    return method(attr, [t, attr](CallArgs &c) {
+      ArgParser p(c, attr, {"*", "dtype=", "device=", "non_blocking="});
+      Value d = p.getOr("dtype", Value());
+      for (const Value &r : p.rest())
+        if (!r.is<std::string>()) // .to("cuda") is a device move: ignored
+          d = r;
+      return d.isNone() ? Value(t) : Value(t.dtype() == toDType(d, "dtype") ? t : t.to(toDType(d, "dtype")));
+    });
+  if (attr == "numel" || attr == "nelement")
+    return noArgMethod(attr, [t] { return Value(t.numel()); });
+  if (attr == "sum")
+    return reduceMethod(t, attr, ReduceOp::Sum);
+  if (attr == "max" || attr == "amax")
+    return reduceMethod(t, attr, ReduceOp::Max);
+  if (attr == "min" || attr == "amin")
+    return reduceMethod(t, attr, ReduceOp::Min);
+  if (attr == "contiguous")
+    return noArgMethod(attr, [t] { return Value(t.contiguous()); });
+  if (attr == "clone" || attr == "copy")
+    return noArgMethod(attr, [t] { return Value(t.clone()); });
+  if (attr == "cpu" || attr == "cuda" || attr == "numpy" || attr == "detach")
+    return noArgMethod(attr, [t] { return Value(t); });
+  if (attr == "is_contiguous")
+    return noArgMethod(attr, [t] { return Value(t.isContiguous()); });
+  if (attr == "element_size")
+    return noArgMethod(attr, [t] { return Value(int64_t(byteSize(t.dtype()))); });
+  if (attr == "data_ptr")
+    return noArgMethod(attr, [t] { return Value(int64_t(t.address())); });
+  if (attr == "item")
+    return noArgMethod(attr, [t]() -> Value {
+      if (t.numel() != 1)
+        throw HostError(fmt::format("item() needs a one-element tensor, got {}", t.describe()));
+      return isFloat(t.dtype()) ? Value(t.getDouble(0)) : t.dtype() == Scalar::I1 ? Value(t.getInt(0) != 0) : Value(t.getInt(0));
+    });
+  if (attr == "float" || attr == "half" || attr == "double" || attr == "bfloat16" || attr == "int" || attr == "long")
+    return noArgMethod(attr, [t, attr] {
+      Scalar s = attr == "float" ? Scalar::F32 : attr == "half" ? Scalar::F16 : attr == "double" ? Scalar::F64
+               : attr == "bfloat16" ? Scalar::BF16 : attr == "int" ? Scalar::I32 : Scalar::I64;
+      return Value(t.to(s));
+    });
+  if (attr == "abs" || attr == "exp" || attr == "log" || attr == "sqrt") {
+    UnaryOp op = attr == "abs" ? UnaryOp::Abs : attr == "exp" ? UnaryOp::Exp : attr == "log" ? UnaryOp::Log : UnaryOp::Sqrt;
+    return noArgMethod(attr, [t, op] { return Value(unary(op, t)); });
+  }
+  if (attr == "zero_" || attr == "fill_")
+    return method(attr, [t, attr](CallArgs &c) {
+      ArgParser p(c, attr, {attr == "fill_" ? "value" : "value="});
+      Value v = p.getOr("value", Value(int64_t(0)));
+      if (!v.isNumber())
+        throw HostError(fmt::format("{}() value must be a number", attr));
+      Tensor dst = t;
+      for (int64_t i = 0, n = dst.numel(); i < n; ++i)
+        v.is<double>() ? dst.setDouble(i, v.toDouble()) : dst.setInt(i, v.toInt());
+      return Value(t);
+    });
+  throw HostError(fmt::format("tensor has no attribute '{}'", attr));
+}
+
+Value containerAttribute(const Value &obj, const std::string &attr) {
+  if (obj.is<ListVal>() && attr == "append") {
+    auto items = obj.as<ListVal>().items;
+    return builtin("append", [items](Evaluator &, CallArgs &c) {
+      ArgParser p(c, "append", {"x"});
+      items->push_back(p.get("x"));
+      return Value();
+    });
+  }
+  if (obj.is<DictVal>() && (attr == "keys" || attr == "values" || attr == "items" || attr == "get")) {
+    auto items = obj.as<DictVal>().items;
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) {
+      ArgParser p(c, attr, {attr == "get" ? "key" : "*", "default="});
+      std::vector<Value> out;
+      for (const auto &[k, v] : *items) {
+        if (attr == "get" && valuesEqual(k, p.get("key")))
+          return v;
+        if (attr == "keys")
+          out.push_back(k);
+        if (attr == "values")
+          out.push_back(v);
+        if (attr == "items")
+          out.push_back(makeTuple({k, v}));
+      }
+      return attr == "get" ? p.getOr("default", Value()) : makeList(std::move(out));
+    });
+  }
+  throw HostError(fmt::format("'{}' object has no attribute '{}'", typeName(obj), attr));
+}
+
+} // namespace tile::host

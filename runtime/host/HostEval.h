@@ -1,0 +1,41 @@
+// HostEval.h - runs the host code of a .tile file: its top-level
+// statements (imports, defs, constants), then its entry function (main).
+//
+// Host code is a small Python: ints, floats, strings, tuples, lists, dicts,
+// lambdas, host tensors (Tensor.h) and the torch/triton/numpy-style
+// builtins listed in docs; `kernel[grid](...)` launches go through a
+// Launcher. Errors are CompileErrors located at the failing expression;
+// a failed assert or assert_close is one too (the CLI exits 1).
+#pragma once
+
+#include "host/Launcher.h"
+#include "sema/ConstValue.h"
+#include "sema/Lower.h"
+
+#include <atomic>
+#include <iostream>
+#include <map>
+#include <string>
+
+namespace tile::host {
+
+struct HostOptions {
+  /// -D NAME=VALUE: globals that override module-level assignments.
+  std::map<std::string, sema::ConstValue> defines;
+  /// Where print() writes (and notes such as the bfloat16 .npy one).
+  std::ostream *out = &std::cout;
+  /// The function run after the module body.
+  std::string entry = "main";
+  /// Host call depth beyond which a call is an error instead of a crash.
+  int maxCallDepth = 200;
+  /// Polled in loops and calls: when it becomes true, evaluation stops
+  /// with an "interrupted" error (the CLI sets it from SIGINT).
+  const std::atomic<bool> *interrupt = nullptr;
+};
+
+/// Runs prog's module body, then its entry function. Returns the exit
+/// status: 0, or the int that the entry function returns. Throws
+/// CompileError for every user error (including failed asserts).
+int runHostProgram(const sema::Program &prog, Launcher &launcher, const HostOptions &opts);
+
+} // namespace tile::host

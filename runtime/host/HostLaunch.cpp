@@ -1,0 +1,132 @@
+// HostLaunch.cpp - `kernel[grid](args...)`: converts host values to sema
+// launch arguments, resolves the grid (a tuple, an int, or a callable of
+// META) and hands the request to the Launcher.
+#include "host/Evaluator.h"
+
+#include <fmt/format.h>
+
+namespace tile::host {
+
+sema::ConstValue toConstValue(const Value &v) {
+  if (v.isNone())
+    return sema::NoneValue{};
+  if (v.is<bool>())
+    return v.as<bool>();
+  if (v.is<int64_t>())
+    return v.as<int64_t>();
+  if (v.is<double>())
+    return v.as<double>();
+  if (v.is<std::string>())
+    return v.as<std::string>();
+  if (v.is<DTypeVal>())
+    return sema::DTypeValue{ElemType::of(v.as<DTypeVal>().scalar)};
+  if (v.is<TupleVal>()) {
+    sema::ConstTuple items;
+    for (const Value &x : sequenceItems(v))
+      items.push_back(toConstValue(x));
+    return items;
+  }
+  throw HostError(fmt::format("a '{}' cannot be passed to a kernel (pass tensors, numbers, strings, "
+                              "dtypes, None or tuples of them)", typeName(v)));
+}
+
+Value fromConstValue(const sema::ConstValue &c) {
+  struct Conv {
+    Value operator()(const sema::NoneValue &) { return Value(); }
+    Value operator()(bool b) { return b; }
+    Value operator()(int64_t i) { return i; }
+    Value operator()(double d) { return d; }
+    Value operator()(const std::string &s) { return s; }
+    Value operator()(const sema::DTypeValue &d) { return DTypeVal{d.type.scalar}; }
+    Value operator()(const sema::ConstTuple &t) {
+      std::vector<Value> items;
+      for (const sema::ConstValue &x : t)
+        items.push_back(fromConstValue(x));
+      return makeTuple(std::move(items));
+    }
+  };
+  return std::visit(Conv{}, c.v);
+}
+
+namespace {
+sema::ArgValue toArgValue(const Value &v, Location loc, const std::string &what) {
+  sema::ArgValue a;
+  a.loc = loc;
+  if (v.is<Tensor>()) {
+    const Tensor &t = v.as<Tensor>();
+    a.isPointer = true;
+    a.elem = t.dtype();
+    a.address = t.address();
+    return a;
+  }
+  try {
+    a.value = toConstValue(v);
+  } catch (const HostError &e) {
+    fail(loc, fmt::format("{}: {}", what, e.what()));
+  }
+  return a;
+}
+
+int launchOption(const Value &v, Location loc, const char *name) {
+  if (!v.is<int64_t>() || v.as<int64_t>() < 1 || v.as<int64_t>() > 1024)
+    fail(loc, fmt::format("{} must be a positive int, got {}", name, repr(v)));
+  return int(v.as<int64_t>());
+}
+
+/// META for a callable grid: every argument by parameter name.
+Value metaDict(const KernelGridVal &kg, const CallArgs &args) {
+  Value meta = makeDict();
+  auto &items = *meta.as<DictVal>().items;
+  for (size_t i = 0; i < args.args.size() && i < kg.def->params.size(); ++i)
+    items.emplace_back(Value(kg.def->params[i].name), args.args[i]);
+  for (const auto &[k, v] : args.kwargs)
+    items.emplace_back(Value(k), v);
+  return meta;
+}
+
+std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
+  Value g = *kg.grid;
+  if (g.is<FunctionVal>() || g.is<BuiltinVal>()) {
+    CallArgs c;
+    c.loc = kg.gridLoc;
+    c.args = {metaDict(kg, args)};
+    c.argLocs = {kg.gridLoc};
+    g = ev.call(g, c);
+  }
+  std::vector<Value> dims = isSequence(g) ? sequenceItems(g) : std::vector<Value>{g};
+  if (dims.empty() || dims.size() > 3)
+    fail(kg.gridLoc, fmt::format("a launch grid needs 1 to 3 dimensions, got {}", repr(g)));
+  std::array<int64_t, 3> grid{1, 1, 1};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (!dims[i].isIntLike() || dims[i].toInt() < 0)
+      fail(kg.gridLoc, fmt::format("grid dimension {} must be a non-negative int, got {} (grid {})", i,
+                                   repr(dims[i]), repr(g)));
+    grid[i] = dims[i].toInt();
+  }
+  return grid;
+}
+} // namespace
+
+void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
+  LaunchRequest req;
+  req.kernel = kg.def;
+  req.loc = args.loc;
+  req.grid = resolveGrid(ev, kg, args);
+  for (size_t i = 0; i < args.args.size(); ++i)
+    req.positional.push_back(toArgValue(args.args[i], args.argLocs[i], fmt::format("argument {}", i + 1)));
+  for (size_t i = 0; i < args.kwargs.size(); ++i) {
+    const auto &[name, v] = args.kwargs[i];
+    if (name == "num_warps") {
+      req.numWarps = launchOption(v, args.kwLocs[i], "num_warps");
+      continue;
+    }
+    if (name == "num_stages") {
+      req.numStages = launchOption(v, args.kwLocs[i], "num_stages");
+      continue;
+    }
+    req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
+  }
+  ev.launcher().launch(ev.program(), req);
+}
+
+} // namespace tile::host

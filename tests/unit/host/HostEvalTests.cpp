@@ -1,0 +1,252 @@
+// HostEvalTests.cpp - small host programs evaluated end to end: Python
+// semantics, builtins, printing, assert_close, and located errors.
+#include "HostTestUtil.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+using namespace tile;
+using namespace hosttest;
+
+TEST_CASE("scalar arithmetic follows Python") {
+  RunResult r = runHost("def main():\n"
+                        "    print(7 // 2, -7 // 2, -7 % 3, 7 % -3, 7 / 2, 2 ** 10, 2 ** -1)\n"
+                        "    print(1.5, 'x', True, None, 3 * 1.0, 10 / 5, -7.5 // 2, 1e-5, 1 + True)\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "3 -4 2 -2 3.5 1024 0.5\n1.5 x True None 3.0 2.0 -4.0 1e-05 2\n");
+}
+
+TEST_CASE("containers, strings and comparisons") {
+  RunResult r = runHost("def main():\n"
+                        "    t = (1, 2, 3)\n"
+                        "    l = [1, 'a', 2.5]\n"
+                        "    l.append((4,))\n"
+                        "    d = {'BLOCK': 16, 'n': 3}\n"
+                        "    d['n'] = 4\n"
+                        "    print(t, l, d, len(l), t[-1], t[1:], d['n'])\n"
+                        "    print(1 < 2 < 3, 3 < 2 < 5, 2 in t, 'BLOCK' in d, None is None, 'a' + 'b' * 2)\n"
+                        "    print(max(3, 9, 2), min([4, 1, 7]), sum(range(5)), abs(-3), int('12'), float(2))\n"
+                        "    print(1 and 0, 0 or 'x', not 0, 5 if t else 6)\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "(1, 2, 3) [1, 'a', 2.5, (4,)] {'BLOCK': 16, 'n': 4} 4 3 (2, 3) 4\n"
+                 "True False True True True abb\n"
+                 "9 1 10 3 12 2.0\n"
+                 "0 x True 5\n");
+}
+
+TEST_CASE("control flow, functions, defaults, keywords, recursion, lambdas") {
+  RunResult r = runHost("def fact(n):\n"
+                        "    return 1 if n <= 1 else n * fact(n - 1)\n"
+                        "def scale(x, factor=2, offset=0):\n"
+                        "    return x * factor + offset\n"
+                        "def main():\n"
+                        "    total = 0\n"
+                        "    for i in range(10):\n"
+                        "        if i == 7:\n"
+                        "            break\n"
+                        "        elif i % 2 == 0:\n"
+                        "            continue\n"
+                        "        total += i\n"
+                        "    n = 0\n"
+                        "    while n < 100:\n"
+                        "        n = n * 2 + 1\n"
+                        "    a, (b, c) = 1, (2, 3)\n"
+                        "    k = 5\n"
+                        "    f = lambda m: m['x'] + k\n"
+                        "    print(total, n, fact(10), scale(3), scale(3, offset=1), scale(x=1, factor=5), a + b + c, f({'x': 1}))\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "9 127 3628800 6 7 5 6 6\n");
+}
+
+TEST_CASE("module constants, globals and -D overrides") {
+  std::string src = "BLOCK = 16\n"
+                    "COUNT = 0\n"
+                    "def bump():\n"
+                    "    global COUNT\n"
+                    "    COUNT += 1\n"
+                    "def main():\n"
+                    "    bump()\n"
+                    "    bump()\n"
+                    "    print(BLOCK, COUNT)\n";
+  CHECK(runHost(src).out == "16 2\n");
+  host::HostOptions opts;
+  opts.defines["BLOCK"] = int64_t(64);
+  CHECK(runHost(src, opts).out == "64 2\n");
+}
+
+TEST_CASE("main's int return value is the exit status") {
+  CHECK(runHost("def main():\n    return 3\n").status == 3);
+  CHECK(runHost("def main():\n    pass\n").status == 0);
+  CHECK(runHost("def main():\n    print('a')\nif __name__ == '__main__':\n    main()\n").out == "a\n");
+}
+
+TEST_CASE("tensors in host code") {
+  RunResult r = runHost("import torch\n"
+                        "def main():\n"
+                        "    a = torch.arange(0, 6, dtype=torch.float32).reshape(2, 3)\n"
+                        "    print(a)\n"
+                        "    print(a.shape, a.stride(0), a.T.stride(0), a.dtype, a.numel())\n"
+                        "    b = a @ a.T\n"
+                        "    print(b)\n"
+                        "    print(a.sum(axis=1), a.max(), (a > 2).sum())\n"
+                        "    c = torch.zeros((2, 3), dtype=torch.int32, device='cuda')\n"
+                        "    c += 1\n"
+                        "    print(c * 3 // 2, c.dtype, (c / 2).dtype)\n"
+                        "    print(torch.full((2,), 7), torch.ones(2, dtype=torch.float16) * 0.5)\n"
+                        "    x = torch.tensor([[1.0, -2.0]])\n"
+                        "    print(abs(x), torch.maximum(x, 0), torch.where(x > 0, x, 0.0), x[0, 1])\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "[[0. 1. 2.]\n [3. 4. 5.]]\n"
+                 "(2, 3) 3 1 float32 6\n"
+                 "[[ 5. 14.]\n [14. 50.]]\n"
+                 "[ 3. 12.] 5.0 3\n"
+                 "[[1 1 1]\n [1 1 1]] int32 float32\n"
+                 "[7 7] [0.5 0.5]\n"
+                 "[[1. 2.]] [[1. 0.]] [[1. 0.]] -2.0\n");
+}
+
+TEST_CASE("random tensors are seeded and deterministic") {
+  std::string src = "def main():\n"
+                    "    torch.manual_seed(3)\n"
+                    "    a = torch.rand(4)\n"
+                    "    seed(3)\n"
+                    "    b = torch.rand((4,))\n"
+                    "    assert_close(a, b, rtol=0, atol=0)\n"
+                    "    print(a.min() >= 0, a.max() < 1, torch.randn(2, 2).shape)\n";
+  RunResult r = runHost(src);
+  CHECK(r.error == "");
+  CHECK(r.out == "True True (2, 2)\n");
+}
+
+TEST_CASE("assert_close passes within tolerance") {
+  RunResult r = runHost("def main():\n"
+                        "    a = torch.ones(3)\n"
+                        "    assert_close(a + 1e-7, a)\n"
+                        "    assert_close(a * 1.001, a, rtol=1e-2)\n"
+                        "    assert_close(a, 1.0)\n"
+                        "    print(torch.allclose(a, a * 2))\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "False\n");
+}
+
+TEST_CASE("assert_close failure lists the mismatches") {
+  RunResult r = runHost("def main():\n"
+                        "    a = torch.zeros((4, 4))\n"
+                        "    b = torch.zeros((4, 4))\n"
+                        "    a[1, 2] = 0.5\n"
+                        "    a[3, 0] = -2.0\n"
+                        "    triton.testing.assert_close(a, b)\n");
+  CHECK(r.status == 1);
+  CHECK(r.errLoc.line == 6);
+  CHECK(r.error == "assert_close failed: 2 of 16 elements are not close (rtol=1e-05, atol=1e-08):\n"
+                   "  at [3, 0]: actual -2.0, expected 0.0 (difference 2.0)\n"
+                   "  at [1, 2]: actual 0.5, expected 0.0 (difference 0.5)");
+  RunResult many = runHost("def main():\n    assert_close(torch.arange(10), torch.zeros(10))\n");
+  CHECK(many.error.find("9 of 10 elements are not close") != std::string::npos);
+  CHECK(many.error.find("the worst 5:") != std::string::npos);
+  CHECK(many.error.find("at [9]: actual 9, expected 0.0 (difference 9.0)") != std::string::npos);
+  CHECK(many.error.find("at [4]") == std::string::npos);
+  RunResult shape = runHost("def main():\n    assert_close(torch.zeros(3), torch.zeros((3, 1)))\n");
+  CHECK(shape.error == "assert_close: shape mismatch: actual is float32[3] but expected is float32[3, 1]");
+}
+
+TEST_CASE("failed assert is located at the assert") {
+  RunResult r = runHost("def main():\n    x = 3\n    assert x == 3\n    assert x > 5, 'x too small: ' + str(x)\n");
+  CHECK(r.status == 1);
+  CHECK(r.error == "assertion failed: x too small: 3");
+  CHECK(r.errLoc.line == 4);
+  CHECK(r.errLoc.col == 5);
+}
+
+TEST_CASE("errors are located and actionable") {
+  RunResult r = runHost("def main():\n    y = 1\n    print(y + zz)\n");
+  CHECK(r.error == "unknown name 'zz'");
+  CHECK(r.errLoc.line == 3);
+  CHECK(r.errLoc.col == 15);
+
+  r = runHost("def f(a, b):\n    return a\ndef main():\n    f(1, 2, 3)\n");
+  CHECK(r.error == "f() takes 2 positional arguments but 3 were given");
+  CHECK(r.errLoc.line == 4);
+
+  r = runHost("def f(a, b):\n    return a\ndef main():\n    f(1)\n");
+  CHECK(r.error == "f() missing required argument 'b'");
+
+  r = runHost("def f(a):\n    return a\ndef main():\n    f(1, c=2)\n");
+  CHECK(r.error == "f() got an unexpected keyword argument 'c'");
+
+  r = runHost("def main():\n    t = torch.zeros(3)\n    u = t + 'a'\n");
+  CHECK(r.error == "unsupported operand types for +: 'tensor' and 'str'");
+  CHECK(r.errLoc.line == 3);
+  CHECK(r.errLoc.col == 11);
+
+  r = runHost("def main():\n    t = torch.zeros((2, 3)) * torch.ones(2)\n");
+  CHECK(r.error == "shapes [2, 3] and [2] cannot be broadcast together (axis 1: 3 vs 2)");
+  CHECK(r.errLoc.line == 2);
+
+  r = runHost("def main():\n    t = (1, 2)\n    print(t[2])\n");
+  CHECK(r.error == "tuple index out of range (index 2, length 2)");
+  CHECK(r.errLoc.line == 3);
+
+  r = runHost("def main():\n    d = {'a': 1}\n    print(d['b'])\n");
+  CHECK(r.error == "key 'b' not found in dict (keys: 'a')");
+
+  r = runHost("def main():\n    print(1 // 0)\n");
+  CHECK(r.error == "integer division or modulo by zero");
+
+  r = runHost("def main():\n    torch.zeros(3).frobnicate()\n");
+  CHECK(r.error == "tensor has no attribute 'frobnicate'");
+
+  r = runHost("def main():\n    torch.fancy_op(3)\n");
+  CHECK(r.error == "'torch.fancy_op' is not supported in host code");
+
+  r = runHost("def main():\n    if torch.ones(3):\n        pass\n");
+  CHECK(r.error.find("the truth value of a tensor with 3 elements is ambiguous") == 0);
+
+  r = runHost("def main():\n    print(torch.zeros(2, dtype=5))\n");
+  CHECK(r.error == "dtype must be a dtype such as float32, not 5");
+
+  r = runHost("import os\ndef main():\n    pass\n");
+  CHECK(r.error.find("cannot import 'os' in host code") == 0);
+  CHECK(r.errLoc.line == 1);
+}
+
+TEST_CASE("unbounded recursion is an error, not a crash") {
+  RunResult r = runHost("def f(n):\n    return f(n + 1)\ndef main():\n    f(0)\n");
+  CHECK(r.status == 1);
+  CHECK(r.error.find("maximum host call depth (200) exceeded calling f()") == 0);
+  CHECK(r.errLoc.line == 2);
+}
+
+TEST_CASE("no main is an error") {
+  RunResult r = runHost("X = 1\n");
+  CHECK(r.error == "no main() in test.tile: nothing to run");
+}
+
+TEST_CASE("interrupt flag stops an infinite loop") {
+  std::atomic<bool> stop{true};
+  host::HostOptions opts;
+  opts.interrupt = &stop;
+  RunResult r = runHost("def main():\n    while True:\n        pass\n", opts);
+  CHECK(r.error == "interrupted");
+}
+
+TEST_CASE("npy save and load from host code") {
+  auto path = (std::filesystem::temp_directory_path() / "tile_host_eval_test.npy").string();
+  RunResult r = runHost("def main():\n"
+                        "    a = torch.arange(6, dtype=torch.int16).reshape((2, 3))\n"
+                        "    np.save(PATH, a)\n"
+                        "    b = np.load(PATH)\n"
+                        "    print(b, b.dtype)\n"
+                        "    load('/no/such/file.npy')\n",
+                        [&] {
+                          host::HostOptions o;
+                          o.defines["PATH"] = path;
+                          return o;
+                        }());
+  CHECK(r.out == "[[0 1 2]\n [3 4 5]] int16\n");
+  CHECK(r.error == "cannot open '/no/such/file.npy' for reading");
+  CHECK(r.errLoc.line == 6);
+  std::remove(path.c_str());
+}
