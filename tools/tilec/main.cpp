@@ -11,7 +11,7 @@
 #include "driver/Pipeline.h"
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
-#include "host/Launcher.h"
+#include "host/InterpLauncher.h"
 #include "interp/Interpreter.h"
 #include "ir/Printer.h"
 
@@ -65,24 +65,6 @@ std::map<std::string, sema::ConstValue> parseDefines(const std::vector<std::stri
   return out;
 }
 
-/// Launches kernels on the CPU interpreter through the compile cache.
-class InterpreterLauncher : public host::Launcher {
-public:
-  InterpreterLauncher(driver::PipelineOptions popts, interp::Options iopts)
-      : popts_(std::move(popts)), iopts_(std::move(iopts)) {}
-  void launch(const sema::Program &prog, const host::LaunchRequest &req) override {
-    sema::BoundLaunch bound = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
-    std::shared_ptr<const ir::Function> fn = cache_.get(prog, *req.kernel, bound.spec, popts_);
-    interp::Grid grid{req.grid[0], req.grid[1], req.grid[2]};
-    interp::run(*fn, grid, bound.args, iopts_);
-  }
-
-private:
-  driver::PipelineOptions popts_;
-  interp::Options iopts_;
-  driver::KernelCache cache_;
-};
-
 std::atomic<bool> gInterrupted{false};
 
 int cmdRun(const std::string &file, const std::vector<std::string> &defines, bool interpret, bool strict,
@@ -98,7 +80,7 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, boo
   popts.optimize = !noOpt;
   interp::Options iopts;
   iopts.strict = strict;
-  InterpreterLauncher launcher(popts, iopts);
+  host::InterpLauncher launcher(iopts, popts);
   int rc = host::runHostProgram(*prog, launcher, hopts);
   std::fflush(stdout);
   return rc;

@@ -99,6 +99,26 @@ TEST_CASE("end to end: vector add on the interpreter") {
   CHECK(l.launches() == 1);
 }
 
+TEST_CASE("end to end: a second launch of a specialization compiles nothing") {
+  host::InterpLauncher l;
+  RunResult r = runHost(std::string(kAddKernel) +
+                            "def main():\n"
+                            "    for n in (100, 37, 64):\n"
+                            "        x = torch.rand(n)\n"
+                            "        out = torch.empty(n)\n"
+                            "        add_kernel[(cdiv(n, 32),)](x, x, out, n, BLOCK=32)\n"
+                            "        assert_close(out, x + x)\n"
+                            "    x16 = torch.rand(64, dtype=float16)\n"
+                            "    out16 = torch.empty(64, dtype=float16)\n"
+                            "    add_kernel[(2,)](x16, x16, out16, 64, BLOCK=32)\n"
+                            "    assert_close(out16, x16 + x16)\n",
+                        l);
+  CHECK(r.error == "");
+  CHECK(l.launches() == 4);
+  CHECK(l.cache().compilations() == 2); // one f32 and one f16 specialization
+  CHECK(l.cache().size() == 2);
+}
+
 TEST_CASE("end to end: a wrong kernel fails assert_close") {
   host::InterpLauncher l;
   std::string src = kAddKernel;
