@@ -117,18 +117,5 @@ double roundToFloatType(double v, Scalar s) {
   }
 }
 
-int64_t wrapToIntType(int64_t v, Scalar s) {
-  uint64_t u = static_cast<uint64_t>(v);
-  switch (s) {
-  case Scalar::I1: return u & 1u;
-  case Scalar::I8: return static_cast<int8_t>(u);
-  case Scalar::I16: return static_cast<int16_t>(u);
-  case Scalar::I32: return static_cast<int32_t>(u);
-  case Scalar::U8: return static_cast<uint8_t>(u);
-  case Scalar::U16: return static_cast<uint16_t>(u);
-  case Scalar::U32: return static_cast<uint32_t>(u);
-  default: return v; // i64, u64 (u64 kept as its bits)
-  }
-}
 
 } // namespace tile

@@ -56,7 +56,20 @@ uint16_t floatToBF16Bits(float f);   ///< round to nearest even
 float bf16BitsToFloat(uint16_t h);
 /// Round a double to the precision of a float scalar (identity for f64).
 double roundToFloatType(double v, Scalar s);
-/// Wrap an integer to the width (and signedness) of an integer scalar.
-int64_t wrapToIntType(int64_t v, Scalar s);
+/// Wrap an integer to the width (and signedness) of an integer scalar
+/// (u64 keeps its bits). Inline: the interpreter calls it per element.
+inline int64_t wrapToIntType(int64_t v, Scalar s) {
+  uint64_t u = static_cast<uint64_t>(v);
+  switch (s) {
+  case Scalar::I1: return static_cast<int64_t>(u & 1u);
+  case Scalar::I8: return static_cast<int8_t>(u);
+  case Scalar::I16: return static_cast<int16_t>(u);
+  case Scalar::I32: return static_cast<int32_t>(u);
+  case Scalar::U8: return static_cast<uint8_t>(u);
+  case Scalar::U16: return static_cast<uint16_t>(u);
+  case Scalar::U32: return static_cast<uint32_t>(u);
+  default: return v;
+  }
+}
 
 } // namespace tile

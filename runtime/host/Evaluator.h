@@ -107,6 +107,8 @@ private:
 
 /// Python binary operators on values (numbers, strings, containers, tensors).
 Value binaryOp(ast::BinOpKind op, const Value &a, const Value &b);
+/// A host number as a weakly typed tensor operand.
+ScalarOperand scalarOperandOf(const Value &v);
 /// Python comparison (<, ==, in, is, ...); tensors compare elementwise.
 Value compareOp(ast::CmpOpKind op, const Value &a, const Value &b);
 /// Python truthiness; tensors must have one element.

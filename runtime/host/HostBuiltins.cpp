@@ -19,16 +19,6 @@ using Fn = std::function<Value(Evaluator &, CallArgs &)>;
 
 Value builtin(std::string name, Fn fn) { return BuiltinVal{std::move(name), std::make_shared<Fn>(std::move(fn))}; }
 
-ScalarOperand scalarOperandOf(const Value &v) {
-  ScalarOperand s;
-  s.isBool = v.is<bool>();
-  s.isFloat = v.is<double>();
-  if (s.isFloat)
-    s.f = v.as<double>();
-  else
-    s.i = v.toInt();
-  return s;
-}
 
 /// Elementwise op on tensor/number operands keeping Python numbers weak.
 Value elementwise(BinaryOp op, const Value &a, const Value &b, const char *fname) {

@@ -10,6 +10,17 @@
 
 namespace tile::host {
 
+ScalarOperand scalarOperandOf(const Value &v) {
+  ScalarOperand s;
+  s.isBool = v.is<bool>();
+  s.isFloat = v.is<double>();
+  if (s.isFloat)
+    s.f = v.as<double>();
+  else
+    s.i = v.toInt();
+  return s;
+}
+
 namespace {
 using ast::BinOpKind;
 using ast::CmpOpKind;
@@ -127,16 +138,6 @@ std::optional<BinaryOp> tensorBinaryOp(BinOpKind op) {
   }
 }
 
-ScalarOperand scalarOf(const Value &v) {
-  ScalarOperand s;
-  s.isBool = v.is<bool>();
-  s.isFloat = v.is<double>();
-  if (s.isFloat)
-    s.f = v.as<double>();
-  else
-    s.i = v.toInt();
-  return s;
-}
 
 /// A tensor op where at least one side is a tensor; the other a tensor or number.
 Value tensorBinary(BinaryOp op, const char *spelling, const Value &a, const Value &b) {
@@ -146,8 +147,8 @@ Value tensorBinary(BinaryOp op, const char *spelling, const Value &a, const Valu
   if (ta && tb)
     return binary(op, a.as<Tensor>(), b.as<Tensor>());
   if (ta)
-    return binary(op, a.as<Tensor>(), scalarOf(b));
-  return binary(op, scalarOf(a), b.as<Tensor>());
+    return binary(op, a.as<Tensor>(), scalarOperandOf(b));
+  return binary(op, scalarOperandOf(a), b.as<Tensor>());
 }
 
 Value repeatSequence(const Value &seq, int64_t n) {

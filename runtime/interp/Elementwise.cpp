@@ -59,7 +59,7 @@ template <typename F> void intBinary(Machine &m, ExecOp &e, F f) {
     return;
   }
   for (int64_t k = 0; k < n; ++k)
-    r[k] = wrapInt(f(a[k * sa], b[k * sb]), s);
+    r[k] = wrapToIntType(f(a[k * sa], b[k * sb]), s);
 }
 
 int64_t u2i(uint64_t v) { return static_cast<int64_t>(v); }
@@ -243,7 +243,7 @@ template <typename F> void intUnary(Machine &m, ExecOp &e, F f) {
   Scalar s = m.outInfo(e).elem.scalar;
   int64_t *r = m.out(e).i.data();
   for (int64_t k = 0; k < n; ++k)
-    r[k] = wrapInt(f(x[k]), s);
+    r[k] = wrapToIntType(f(x[k]), s);
 }
 
 // Transcendentals are computed in double and rounded once; they need not
@@ -338,7 +338,7 @@ uint64_t elementBits(const Slot &s, const SlotInfo &si, int64_t k) {
 
 void setElementBits(Slot &s, ElemType e, int64_t k, uint64_t bits) {
   if (!e.isFloat()) {
-    s.i[k] = e.isPtr ? u2i(bits) : wrapInt(u2i(bits), e.scalar);
+    s.i[k] = e.isPtr ? u2i(bits) : wrapToIntType(u2i(bits), e.scalar);
     return;
   }
   switch (e.scalar) {
@@ -367,7 +367,7 @@ void evalConstant(Machine &m, ExecOp &e) {
   int64_t v = std::holds_alternative<int64_t>(a) ? std::get<int64_t>(a)
               : std::holds_alternative<bool>(a)  ? int64_t(std::get<bool>(a))
                                                  : floatToInt(std::get<double>(a), Scalar::I64);
-  std::fill(r.i.begin(), r.i.end(), si.elem.isPtr ? v : wrapInt(v, si.elem.scalar));
+  std::fill(r.i.begin(), r.i.end(), si.elem.isPtr ? v : wrapToIntType(v, si.elem.scalar));
 }
 
 void evalArange(Machine &m, ExecOp &e) {
@@ -375,7 +375,7 @@ void evalArange(Machine &m, ExecOp &e) {
   Scalar s = m.outInfo(e).elem.scalar;
   std::vector<int64_t> &r = m.out(e).i;
   for (size_t k = 0; k < r.size(); ++k)
-    r[k] = wrapInt(start + int64_t(k), s);
+    r[k] = wrapToIntType(start + int64_t(k), s);
 }
 
 namespace {
@@ -388,12 +388,12 @@ int64_t axisAttr(const Machine &m, const ExecOp &e) {
 } // namespace
 
 void evalProgramId(Machine &m, ExecOp &e) {
-  m.out(e).i.assign(1, wrapInt(m.pid[axisAttr(m, e)], m.outInfo(e).elem.scalar));
+  m.out(e).i.assign(1, wrapToIntType(m.pid[axisAttr(m, e)], m.outInfo(e).elem.scalar));
 }
 
 void evalNumPrograms(Machine &m, ExecOp &e) {
   int64_t dims[3] = {m.grid.x, m.grid.y, m.grid.z};
-  m.out(e).i.assign(1, wrapInt(dims[axisAttr(m, e)], m.outInfo(e).elem.scalar));
+  m.out(e).i.assign(1, wrapToIntType(dims[axisAttr(m, e)], m.outInfo(e).elem.scalar));
 }
 
 // ---- conversions
@@ -425,7 +425,7 @@ void evalCast(Machine &m, ExecOp &e) {
   } else {
     // int -> int: the source is already sign/zero-extended from its width.
     for (int64_t k = 0; k < n; ++k)
-      r.i[k] = wrapInt(x.i[k], ts);
+      r.i[k] = wrapToIntType(x.i[k], ts);
   }
 }
 
@@ -551,7 +551,7 @@ void evalFma(Machine &m, ExecOp &e) {
     const int64_t *a = m.in(e, 0).i.data(), *b = m.in(e, 1).i.data(), *c = m.in(e, 2).i.data();
     int64_t *r = m.out(e).i.data();
     for (int64_t k = 0; k < n; ++k)
-      r[k] = wrapInt(u2i(uint64_t(a[k * sa]) * uint64_t(b[k * sb]) + uint64_t(c[k * sc])), t.elem.scalar);
+      r[k] = wrapToIntType(u2i(uint64_t(a[k * sa]) * uint64_t(b[k * sb]) + uint64_t(c[k * sc])), t.elem.scalar);
     return;
   }
   const double *a = m.in(e, 0).f.data(), *b = m.in(e, 1).f.data(), *c = m.in(e, 2).f.data();

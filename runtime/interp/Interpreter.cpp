@@ -129,7 +129,7 @@ bool forStep(ElemType t, int64_t iv, int64_t step, int64_t &next) {
   } else if (__builtin_add_overflow(iv, step, &next)) {
     return false;
   }
-  return wrapInt(next, t.scalar) == next;
+  return wrapToIntType(next, t.scalar) == next;
 }
 
 } // namespace
@@ -205,7 +205,7 @@ void setArg(detail::Machine &m, int slot, const ScalarArg &a, size_t index) {
     return;
   }
   int64_t v = a.type.isFloat() ? static_cast<int64_t>(a.f) : a.i;
-  m.slots[slot].i.assign(1, si.elem.isPtr ? v : detail::wrapInt(v, si.elem.scalar));
+  m.slots[slot].i.assign(1, si.elem.isPtr ? v : wrapToIntType(v, si.elem.scalar));
 }
 
 } // namespace

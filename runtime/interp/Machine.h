@@ -96,22 +96,6 @@ public:
 
 // ---- numeric helpers -------------------------------------------------------
 
-/// Wraps to the integer type; identical to tile::wrapToIntType (a unit test
-/// checks that), inlined because it runs once per element of every int op.
-inline int64_t wrapInt(int64_t v, Scalar s) {
-  uint64_t u = static_cast<uint64_t>(v);
-  switch (s) {
-  case Scalar::I1: return static_cast<int64_t>(u & 1u);
-  case Scalar::I8: return static_cast<int8_t>(u);
-  case Scalar::I16: return static_cast<int16_t>(u);
-  case Scalar::I32: return static_cast<int32_t>(u);
-  case Scalar::U8: return static_cast<uint8_t>(u);
-  case Scalar::U16: return static_cast<uint16_t>(u);
-  case Scalar::U32: return static_cast<uint32_t>(u);
-  default: return v;
-  }
-}
-
 /// Rounds to a float type: f32 through float (inlined: hot), f16/bf16 through
 /// tile::roundToFloatType (via float, round to nearest even).
 inline double roundFloat(double v, Scalar s) {
@@ -126,7 +110,7 @@ inline double roundFloat(double v, Scalar s) {
 inline bool isUnsignedLike(ElemType e) { return e.isPtr || !isSigned(e.scalar); }
 
 /// The pattern an out-of-range int load yields: 0x5A5A... truncated.
-inline int64_t poisonInt(Scalar s) { return wrapInt(static_cast<int64_t>(0x5A5A5A5A5A5A5A5AULL), s); }
+inline int64_t poisonInt(Scalar s) { return wrapToIntType(static_cast<int64_t>(0x5A5A5A5A5A5A5A5AULL), s); }
 
 /// The raw bits of one element (for bitcast and hex printing).
 uint64_t elementBits(const Slot &s, const SlotInfo &si, int64_t k);

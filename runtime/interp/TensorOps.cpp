@@ -165,7 +165,7 @@ void dotInt(Machine &m, ExecOp &e, const DotShape &s) {
         uint32_t sum = static_cast<uint32_t>(acc[at]);
         for (int64_t k = 0; k < s.K; ++k)
           sum += static_cast<uint32_t>(a[(z * s.M + i) * s.K + k]) * static_cast<uint32_t>(b[(z * s.K + k) * s.N + j]);
-        r[at] = wrapInt(static_cast<int32_t>(sum), outType);
+        r[at] = wrapToIntType(static_cast<int32_t>(sum), outType);
       }
 }
 
@@ -245,7 +245,7 @@ void reduceFloat(Machine &m, ExecOp &e, ReduceKind kind, const ReduceView &v) {
           acc = y, bestIdx = k;
       }
       if (kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin)
-        r.i[at] = wrapInt(bestIdx, outType);
+        r.i[at] = wrapToIntType(bestIdx, outType);
       else
         r.f[at] = roundFloat(acc, outType);
     }
@@ -264,12 +264,12 @@ void reduceInt(Machine &m, ExecOp &e, ReduceKind kind, const ReduceView &v) {
       for (int64_t k = 1; k < v.len; ++k) {
         int64_t y = p[k * v.inner];
         if (kind == ReduceKind::Sum)
-          acc = wrapInt(static_cast<int64_t>(uint64_t(acc) + uint64_t(y)), outType);
+          acc = wrapToIntType(static_cast<int64_t>(uint64_t(acc) + uint64_t(y)), outType);
         else if (intBetter(y, acc, wantMax, uns))
           acc = y, bestIdx = k;
       }
       bool arg = kind == ReduceKind::ArgMax || kind == ReduceKind::ArgMin;
-      r.i[at] = wrapInt(arg ? bestIdx : acc, outType);
+      r.i[at] = wrapToIntType(arg ? bestIdx : acc, outType);
     }
 }
 

@@ -158,15 +158,20 @@ double refFloatBinary(OpKind op, Scalar s, double a, double b) {
 
 } // namespace
 
-TEST_CASE("interp: wrapInt and roundFloat agree with the DType helpers") {
+TEST_CASE("interp: integer wrapping and roundFloat agree with independent references") {
   std::mt19937_64 rng(7);
   for (Scalar s : kAllScalars)
     for (int k = 0; k < 200; ++k) {
       int64_t v = int64_t(rng());
       double d = std::ldexp(double(int64_t(rng() >> 11)), int(rng() % 60) - 70);
-      if (isInt(s))
-        CHECK(detail::wrapInt(v, s) == wrapToIntType(v, s));
-      else
+      if (isInt(s)) {
+        int bits = bitWidth(s);
+        uint64_t mask = bits == 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+        uint64_t low = uint64_t(v) & mask;
+        bool negative = isSigned(s) && bits < 64 && (low >> (bits - 1)) & 1;
+        int64_t ref = negative ? int64_t(low | ~mask) : int64_t(low);
+        CHECK(wrapToIntType(v, s) == ref);
+      } else
         CHECK(detail::roundFloat(d, s) == roundToFloatType(d, s));
     }
 }
