@@ -129,6 +129,10 @@ public:
   std::string name;
   Location loc;
   std::vector<std::string> paramNames;   ///< one per body argument
+  /// Per body argument: a power of two the integer value or the pointer's
+  /// byte address is known to be divisible by (Triton's `:16`
+  /// specialization); empty means 1 for all.
+  std::vector<int64_t> paramDivisibility;
   std::unique_ptr<Region> body;
   Block &entry() const { return *body->block; }
 };
