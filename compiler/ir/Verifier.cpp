@@ -209,6 +209,7 @@ private:
     case OpKind::Broadcast: return verifyBroadcast();
     case OpKind::ExpandDims: return verifyExpandDims();
     case OpKind::Reshape: return verifyReshape();
+    case OpKind::ConvertLayout: return verifyConvertLayout();
     case OpKind::Permute: return verifyPermute();
     case OpKind::Cast:
     case OpKind::Bitcast: return verifyCast();
@@ -306,6 +307,12 @@ private:
     verifyShapeOpCommon();
     if (operand(0).numElements() != result().numElements())
       error(fmt::format("changes the element count: {} to {}", printType(operand(0)), printType(result())));
+  }
+
+  void verifyConvertLayout() {
+    verifyShapeOpCommon();
+    if (operand(0).shape != result().shape || operand(0).elem != result().elem)
+      error(fmt::format("must keep shape and element type: {} to {}", printType(operand(0)), printType(result())));
   }
 
   void verifyPermute() {

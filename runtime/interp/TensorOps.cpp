@@ -52,6 +52,8 @@ void evalPermute(Machine &m, ExecOp &e) {
 
 void evalExpandDims(Machine &m, ExecOp &e) { copySameOrder(m, e); }
 void evalReshape(Machine &m, ExecOp &e) { copySameOrder(m, e); }
+/// convert_layout only moves data between GPU threads: the values stay.
+void evalConvertLayout(Machine &m, ExecOp &e) { copySameOrder(m, e); }
 
 // ---- dot
 
