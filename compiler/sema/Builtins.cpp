@@ -111,8 +111,14 @@ std::vector<int64_t> shapeArg(const CallArgs &a, size_t i, const std::vector<Val
   return shape;
 }
 
-std::vector<int64_t> intList(const CallArgs &a, size_t i, const std::vector<Val> &rest) {
-  return shapeArg(a, i, rest);
+/// A shape given through a *shape parameter: one tuple (`x.reshape((2, 4))`)
+/// or several ints (`x.reshape(2, 4)`).
+std::vector<int64_t> varargShape(const CallArgs &a) {
+  if (a.varargs.empty()) fail(a.loc, fmt::format("{}() needs a shape", a.fnName));
+  CallArgs first = a;
+  first.vals = {a.varargs[0]};
+  first.locs = {a.loc};
+  return shapeArg(first, 0, std::vector<Val>(a.varargs.begin() + 1, a.varargs.end()));
 }
 
 int normalizeAxis(int64_t axis, int rank, Location loc, const std::string &fn) {
@@ -433,7 +439,7 @@ Val bArgmin(Lowerer &L, CallArgs &a) { return argReduce(L, a, "argmin"); }
 
 Val bBroadcastTo(Lowerer &L, CallArgs &a) {
   ir::Value *x = irArg(L, a, 0, "input");
-  std::vector<int64_t> shape = shapeArg(a, 1, a.varargs);
+  std::vector<int64_t> shape = varargShape(a);
   L.tensorType(x->type.elem, shape, a.loc);
   if (x->type.rank() > static_cast<int>(shape.size()) ||
       L.broadcastShapes(x->type.shape, shape, a.loc, "input and target") != shape)
@@ -449,7 +455,7 @@ Val bBroadcast(Lowerer &L, CallArgs &a) {
 
 Val bExpandDims(Lowerer &L, CallArgs &a) {
   ir::Value *x = irArg(L, a, 0, "input");
-  std::vector<int64_t> axes = intList(a, 1, {});
+  std::vector<int64_t> axes = shapeArg(a, 1, {});
   int outRank = x->type.rank() + static_cast<int>(axes.size());
   std::vector<int> norm;
   for (int64_t ax : axes) norm.push_back(normalizeAxis(ax, outRank, a.locs[1], a.fnName));
@@ -460,7 +466,7 @@ Val bExpandDims(Lowerer &L, CallArgs &a) {
 
 Val bReshape(Lowerer &L, CallArgs &a) {
   ir::Value *x = irArg(L, a, 0, "input");
-  std::vector<int64_t> shape = shapeArg(a, 1, a.varargs);
+  std::vector<int64_t> shape = varargShape(a);
   ir::Type t = L.tensorType(x->type.elem, shape, a.loc);
   if (t.numElements() != x->type.numElements())
     fail(a.loc, fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", x->type.str(),
@@ -489,17 +495,12 @@ Val bTrans(Lowerer &L, CallArgs &a) {
     if (x->type.rank() != 2) fail(a.loc, fmt::format("trans without dims needs a 2-D tensor, got {}", x->type.str()));
     return Val::ir(L.at(a.loc).permute(x, {1, 0}));
   }
-  std::vector<int64_t> order;
-  CallArgs tmp = a;
-  tmp.vals = {a.varargs[0]};
-  std::vector<Val> rest(a.varargs.begin() + 1, a.varargs.end());
-  order = intList(tmp, 0, rest);
-  return permuteImpl(L, a, x, order);
+  return permuteImpl(L, a, x, varargShape(a));
 }
 
 Val bPermute(Lowerer &L, CallArgs &a) {
   ir::Value *x = irArg(L, a, 0, "input");
-  return permuteImpl(L, a, x, intList(a, 1, a.varargs));
+  return permuteImpl(L, a, x, varargShape(a));
 }
 
 Val bHint(Lowerer &L, CallArgs &a) {

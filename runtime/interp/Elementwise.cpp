@@ -95,9 +95,17 @@ void checkI32Overflow(Machine &m, ExecOp &e) {
   }
 }
 
-[[noreturn]] void divByZero(const Machine &m, const ExecOp &e) {
-  m.error(*e.op, fmt::format("integer {} by zero in kernel '{}' ({})",
-                             e.op->kind == OpKind::Div ? "division" : "remainder", m.fn.name, m.where()));
+/// Integer division by zero is undefined on the GPU. It happens in
+/// legitimate kernels on lanes whose loads were masked off (and whose
+/// results are never stored), so it is a warning, once per op, not an
+/// error; those lanes get -1 (div) or the dividend (rem).
+void divByZero(Machine &m, ExecOp &e) {
+  if (e.warned)
+    return;
+  e.warned = true;
+  m.warn(*e.op, fmt::format("integer {} by zero in kernel '{}' ({}); the lanes get {} (undefined on a GPU)",
+                            e.op->kind == OpKind::Div ? "division" : "remainder", m.fn.name, m.where(),
+                            e.op->kind == OpKind::Div ? "-1" : "the dividend"));
 }
 
 /// min/max for floats, Triton's default (PropagateNan.NONE, PTX min/max):
@@ -143,13 +151,13 @@ void signedArith(Machine &m, ExecOp &e, int bits) {
   case OpKind::Div:
     return intBinary(m, e, [&](int64_t a, int64_t b) {
       if (b == 0)
-        divByZero(m, e);
+        return divByZero(m, e), int64_t(-1);
       return b == -1 ? u2i(0 - uint64_t(a)) : a / b; // INT_MIN / -1 wraps
     });
   case OpKind::Rem:
     return intBinary(m, e, [&](int64_t a, int64_t b) {
       if (b == 0)
-        divByZero(m, e);
+        return divByZero(m, e), a;
       return b == -1 ? 0 : a % b;
     });
   case OpKind::Shr:
@@ -169,13 +177,13 @@ void unsignedArith(Machine &m, ExecOp &e, int bits) {
   case OpKind::Div:
     return intBinary(m, e, [&](int64_t a, int64_t b) {
       if (b == 0)
-        divByZero(m, e);
+        return divByZero(m, e), int64_t(-1);
       return u2i(uint64_t(a) / uint64_t(b));
     });
   case OpKind::Rem:
     return intBinary(m, e, [&](int64_t a, int64_t b) {
       if (b == 0)
-        divByZero(m, e);
+        return divByZero(m, e), a;
       return u2i(uint64_t(a) % uint64_t(b));
     });
   case OpKind::Shr:

@@ -1,0 +1,245 @@
+// GpuLauncher.cpp - host-program launches on the GPU, with an optional
+// differential check against the CPU interpreter.
+#include "GpuLauncher.h"
+
+#include "gpu/LayoutAssignment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace tile::tools {
+
+struct GpuLauncher::Kernel {
+  cuda::Module module;
+  cuda::Function fn;
+  backend::KernelBinary binary;
+  std::shared_ptr<const ir::Function> ir; ///< un-laid-out IR, for the interpreter check
+};
+
+/// A host allocation's device copy.
+struct GpuLauncher::Mirror {
+  interp::MemoryRegion host;
+  cuda::DeviceBuffer device;
+};
+
+std::string archFor(const cuda::DeviceInfo &dev) {
+  std::string a = fmt::format("sm_{}{}", dev.ccMajor, dev.ccMinor);
+  return dev.ccMajor == 9 && dev.ccMinor == 0 ? a + "a" : a;
+}
+
+GpuLauncher::GpuLauncher(cuda::Driver &drv, GpuLaunchOptions opts) : drv_(drv), opts_(std::move(opts)) {
+  if (opts_.arch.empty()) opts_.arch = archFor(drv.device());
+}
+
+GpuLauncher::~GpuLauncher() = default;
+
+GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host::LaunchRequest &req,
+                                           const sema::BoundLaunch &bound) {
+  std::string key = fmt::format("{}|{}|{}|w{}|s{}|{}", static_cast<const void *>(&prog), req.kernel->name,
+                                bound.spec.key(), req.numWarps, req.numStages, opts_.arch);
+  auto it = kernels_.find(key);
+  if (it != kernels_.end()) return *it->second;
+  std::unique_ptr<ir::Function> fn = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
+  std::shared_ptr<const ir::Function> plain = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
+  gpu::assignLayouts(*fn, req.numWarps);
+  backend::TargetOptions t;
+  t.arch = opts_.arch;
+  t.numWarps = req.numWarps;
+  t.numStages = req.numStages;
+  backend::KernelBinary bin = backend::compileToPTX(*fn, t);
+  cuda::Module module = [&] {
+    try {
+      return cuda::Module::fromPtx(drv_, bin.ptx, req.kernel->name);
+    } catch (const cuda::Error &e) {
+      throw CompileError(req.loc, fmt::format("loading kernel '{}' failed: {}", req.kernel->name, e.what()));
+    }
+  }();
+  cuda::Function f = module.function(bin.name);
+  auto k = std::make_unique<Kernel>(Kernel{std::move(module), f, std::move(bin), std::move(plain)});
+  ++compilations_;
+  return *kernels_.emplace(key, std::move(k)).first->second;
+}
+
+namespace {
+
+/// The bytes of one kernel parameter value, as the PTX signature expects.
+struct ParamSlot {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+ParamSlot paramBytes(const ScalarArg &a, uint64_t devicePtr) {
+  ParamSlot s;
+  if (a.type.isPtr) {
+    std::memcpy(s.bytes, &devicePtr, 8);
+    return s;
+  }
+  switch (a.type.scalar) {
+  case Scalar::F32: {
+    float f = static_cast<float>(a.f);
+    std::memcpy(s.bytes, &f, 4);
+    break;
+  }
+  case Scalar::F64: std::memcpy(s.bytes, &a.f, 8); break;
+  case Scalar::F16: {
+    uint16_t h = floatToHalfBits(static_cast<float>(a.f));
+    std::memcpy(s.bytes, &h, 2);
+    break;
+  }
+  case Scalar::BF16: {
+    uint16_t h = floatToBF16Bits(static_cast<float>(a.f));
+    std::memcpy(s.bytes, &h, 2);
+    break;
+  }
+  default: {
+    int64_t v = a.i; // little endian: the low bytes are the narrow value
+    std::memcpy(s.bytes, &v, 8);
+  }
+  }
+  return s;
+}
+
+std::string describeElement(Scalar s, const unsigned char *p) {
+  switch (s) {
+  case Scalar::F16: { uint16_t h; std::memcpy(&h, p, 2); return fmt::format("{}", halfBitsToFloat(h)); }
+  case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return fmt::format("{}", bf16BitsToFloat(h)); }
+  case Scalar::F32: { float f; std::memcpy(&f, p, 4); return fmt::format("{}", f); }
+  case Scalar::F64: { double d; std::memcpy(&d, p, 8); return fmt::format("{}", d); }
+  default: {
+    int64_t v = 0;
+    std::memcpy(&v, p, byteSize(s));
+    return fmt::format("{}", wrapToIntType(v, s));
+  }
+  }
+}
+
+double elementValue(Scalar s, const unsigned char *p) {
+  switch (s) {
+  case Scalar::F16: { uint16_t h; std::memcpy(&h, p, 2); return halfBitsToFloat(h); }
+  case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return bf16BitsToFloat(h); }
+  case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
+  case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
+  default: return 0;
+  }
+}
+
+/// GPU and interpreter agree on an element: exactly for integers; for floats
+/// within what approximate hardware math and FMA contraction allow.
+bool sameElement(Scalar s, const unsigned char *a, const unsigned char *b) {
+  if (!isFloat(s)) return std::memcmp(a, b, byteSize(s)) == 0;
+  double x = elementValue(s, a), y = elementValue(s, b);
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  if (std::isinf(x) || std::isinf(y)) return x == y;
+  double rtol = s == Scalar::F16 || s == Scalar::BF16 ? 1e-2 : s == Scalar::F32 ? 1e-4 : 1e-9;
+  double atol = s == Scalar::F16 || s == Scalar::BF16 ? 1e-2 : s == Scalar::F32 ? 1e-5 : 1e-12;
+  return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+}
+
+} // namespace
+
+void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &req) {
+  sema::BoundLaunch bound = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+  Kernel &k = compiled(prog, req, bound);
+  drv_.makeCurrent();
+  // Mirror every tensor argument: host -> device before, device -> host after.
+  std::vector<Mirror *> regions(bound.args.size(), nullptr);
+  std::vector<ParamSlot> slots(bound.args.size());
+  std::vector<void *> params(bound.args.size());
+  for (size_t i = 0; i < bound.args.size(); ++i) {
+    const ScalarArg &a = bound.args[i];
+    uint64_t dev = 0;
+    if (a.type.isPtr) {
+      interp::MemoryRegion r;
+      uint64_t addr = static_cast<uint64_t>(a.i);
+      if (!interp::MemoryMap::global().nearest(addr, r) || addr < r.base || addr > r.base + r.bytes)
+        throw CompileError(req.loc, fmt::format("argument {} of '{}' does not point into a host tensor", i + 1,
+                                                req.kernel->name));
+      auto it = mirrors_.find(r.base);
+      if (it == mirrors_.end() || it->second->host.bytes != r.bytes) {
+        auto m = std::make_unique<Mirror>(Mirror{r, cuda::DeviceBuffer(drv_, std::max<uint64_t>(r.bytes, 1))});
+        it = mirrors_.insert_or_assign(r.base, std::move(m)).first;
+      }
+      Mirror &m = *it->second;
+      if (r.bytes) m.device.copyFromHost(reinterpret_cast<const void *>(r.base), r.bytes);
+      regions[i] = &m;
+      dev = m.device.devicePtr() + (addr - r.base);
+    }
+    slots[i] = paramBytes(a, dev);
+    params[i] = slots[i].bytes;
+  }
+  std::vector<std::string> before;
+  if (opts_.checkAgainstInterpreter)
+    for (Mirror *m : regions)
+      before.push_back(m ? std::string(reinterpret_cast<const char *>(m->host.base), m->host.bytes) : "");
+  cuda::Dim3 grid{req.grid[0], req.grid[1], req.grid[2]};
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return; // an empty grid launches nothing, as in Triton
+  try {
+    k.fn.launch(grid, cuda::Dim3{req.numWarps * 32, 1, 1}, static_cast<uint32_t>(k.binary.sharedBytes), nullptr,
+                params);
+    drv_.synchronize();
+  } catch (const cuda::Error &e) {
+    throw CompileError(req.loc, e.what());
+  }
+  if (opts_.benchRepeats > 0) benchmark(k, req, params);
+  for (Mirror *m : regions)
+    if (m && m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
+  ++launches_;
+  if (opts_.checkAgainstInterpreter) checkAgainstInterpreter(k, req, bound, regions, before);
+}
+
+void GpuLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, const std::vector<void *> &params) {
+  // Each repeat is timed on its own (events around one launch); the
+  // median is robust to the odd slow run. The first launches warm caches
+  // and clocks.
+  cuda::Dim3 grid{req.grid[0], req.grid[1], req.grid[2]}, block{req.numWarps * 32, 1, 1};
+  auto once = [&] { k.fn.launch(grid, block, static_cast<uint32_t>(k.binary.sharedBytes), nullptr, params); };
+  for (int i = 0; i < 5; ++i) once();
+  drv_.synchronize();
+  std::vector<float> ms;
+  cuda::Event start(drv_), stop(drv_);
+  for (int i = 0; i < opts_.benchRepeats; ++i) {
+    start.record();
+    once();
+    stop.record();
+    stop.synchronize();
+    ms.push_back(stop.elapsedMsSince(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  fmt::print("bench: {} grid=({},{},{}) warps={} regs={} smem={} median_ms={:.5f} min_ms={:.5f} reps={}\n",
+             req.kernel->name, grid.x, grid.y, grid.z, req.numWarps, k.fn.numRegs(), k.binary.sharedBytes,
+             ms[ms.size() / 2], ms.front(), ms.size());
+  std::fflush(stdout);
+}
+
+void GpuLauncher::checkAgainstInterpreter(const Kernel &k, const host::LaunchRequest &req,
+                                          const sema::BoundLaunch &bound, const std::vector<Mirror *> &regions,
+                                          const std::vector<std::string> &before) {
+  // Keep the GPU's results, put the inputs back, run the interpreter on the
+  // host copies, compare, and leave the interpreter's results in place.
+  std::vector<std::string> gpu;
+  for (Mirror *m : regions)
+    gpu.push_back(m ? std::string(reinterpret_cast<const char *>(m->host.base), m->host.bytes) : "");
+  for (size_t i = 0; i < regions.size(); ++i)
+    if (regions[i]) std::memcpy(reinterpret_cast<void *>(regions[i]->host.base), before[i].data(), before[i].size());
+  interp::run(*k.ir, interp::Grid{req.grid[0], req.grid[1], req.grid[2]}, bound.args, opts_.interp);
+  for (size_t i = 0; i < regions.size(); ++i) {
+    if (!regions[i]) continue;
+    Scalar s = bound.args[i].type.scalar;
+    const auto *g = reinterpret_cast<const unsigned char *>(gpu[i].data());
+    const auto *c = reinterpret_cast<const unsigned char *>(regions[i]->host.base);
+    size_t n = regions[i]->host.bytes / byteSize(s), bad = 0, first = 0;
+    for (size_t e = 0; e < n; ++e)
+      if (!sameElement(s, g + e * byteSize(s), c + e * byteSize(s)) && bad++ == 0) first = e;
+    if (bad)
+      throw CompileError(req.loc, fmt::format("GPU and interpreter disagree on kernel '{}', argument {} ({}): {} of {} "
+                                              "elements differ; first at element {}: GPU {} vs interpreter {}",
+                                              req.kernel->name, i + 1, regions[i]->host.name, bad, n, first,
+                                              describeElement(s, g + first * byteSize(s)),
+                                              describeElement(s, c + first * byteSize(s))));
+  }
+}
+
+} // namespace tile::tools
