@@ -80,4 +80,8 @@ std::vector<DimBase> dimBases(const ir::Layout &layout);
 /// null on malformed text.
 std::shared_ptr<const ir::Layout> parseLayout(const std::string &text);
 
+/// Installs parseLayout as the IR parser's layout parser
+/// (ir::setLayoutParser), so IR text with layouts reads back.
+void registerLayoutParser();
+
 } // namespace tile::gpu

@@ -12,6 +12,14 @@
 
 namespace tile::ir {
 
+LayoutParserFn &layoutParser() {
+  static LayoutParserFn parser;
+  return parser;
+}
+
+void setLayoutParser(LayoutParserFn parser) { layoutParser() = std::move(parser); }
+
+
 namespace {
 
 constexpr int kMaxNesting = 256;
@@ -233,11 +241,11 @@ private:
     if (shape.empty())
       error("expected a tensor dimension");
     ElemType e = parseElemType();
-    skipSpace();
-    if (peek() == ',')
-      error("layouts are not supported in IR text");
+    Type t = Type::tensor(e, std::move(shape));
+    if (consume(','))
+      t.layout = parseLayoutText();
     expect('>', "to close 'tensor<'");
-    return Type::tensor(e, std::move(shape));
+    return t;
   }
 
   std::vector<Type> parseTypeList() {
@@ -409,6 +417,55 @@ private:
 
   // ------------------------------------------------------------- functions
 
+  // divisibility := '{' 'divisibility' '=' int '}'   (a power of two)
+  int64_t parseOptionalDivisibility() {
+    skipSpace();
+    if (peek() != '{')
+      return 1;
+    ++pos_;
+    skipSpace();
+    Location loc = here();
+    if (!peekKeyword("divisibility"))
+      error("expected 'divisibility' in a parameter's attributes");
+    pos_ += 12;
+    expect('=', "after 'divisibility'");
+    skipSpace();
+    loc = here();
+    Attr a = parseAttrValue();
+    auto *v = std::get_if<int64_t>(&a);
+    if (!v || *v < 1 || (*v & (*v - 1)) != 0 || *v > (int64_t(1) << 30))
+      fail(loc, "divisibility must be a power of two");
+    expect('}', "to close the parameter's attributes");
+    return *v;
+  }
+
+  // layout := '#' ... up to the '>' closing the tensor type; the text is
+  // handed to the parser the GPU library installs (setLayoutParser)
+  std::shared_ptr<const Layout> parseLayoutText() {
+    skipSpace();
+    Location loc = here();
+    if (peek() != '#')
+      error("expected a layout after ',' in a tensor type");
+    size_t start = pos_;
+    int depth = 0;
+    while (!atEnd() && !(depth == 0 && peek() == '>')) {
+      if (peek() == '<')
+        ++depth;
+      else if (peek() == '>')
+        --depth;
+      else if (peek() == '\n')
+        break;
+      ++pos_;
+    }
+    const auto &parser = layoutParser();
+    if (!parser)
+      fail(loc, "layouts in IR text need the GPU library's layout parser");
+    auto layout = parser(std::string(text_.substr(start, pos_ - start)));
+    if (!layout)
+      fail(loc, "malformed layout");
+    return layout;
+  }
+
   // func := 'tile.func' '@' name '(' [value ':' type (',' ...)*] ')' [loc] '{' op* '}'
   std::unique_ptr<Function> parseFunction() {
     skipSpace();
@@ -431,9 +488,12 @@ private:
         Value *arg = fn->entry().addArg(parseType());
         define(name, arg, loc);
         fn->paramNames.push_back(name);
+        fn->paramDivisibility.push_back(parseOptionalDivisibility());
       } while (consume(','));
       expect(')', "to close the parameter list");
     }
+    if (std::all_of(fn->paramDivisibility.begin(), fn->paramDivisibility.end(), [](int64_t d) { return d == 1; }))
+      fn->paramDivisibility.clear();
     parseOptionalLoc(fn->loc);
     expect('{', "to open the function body");
     parseOps(fn->entry());

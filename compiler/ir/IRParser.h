@@ -10,6 +10,7 @@
 
 #include "ir/IR.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,5 +20,13 @@ namespace tile::ir {
 /// Parses a module; registers `text` with SourceManager under `fileName`.
 /// Throws CompileError located in the text on any syntax error.
 std::unique_ptr<Module> parseModule(std::string_view text, const std::string &fileName);
+
+/// Layouts in tensor types (`tensor<16xf32, #blocked<...>>`) are parsed by a
+/// function the GPU library installs (gpu::registerLayoutParser), so that
+/// the IR does not depend on it: it gets the text from '#' up to the '>'
+/// closing the type and returns null when the text is malformed.
+using LayoutParserFn = std::function<std::shared_ptr<const Layout>(const std::string &)>;
+void setLayoutParser(LayoutParserFn parser);
+LayoutParserFn &layoutParser();
 
 } // namespace tile::ir

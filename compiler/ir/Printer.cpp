@@ -69,6 +69,8 @@ public:
     for (size_t i = 0; i < entry.args.size(); ++i) {
       const Value *v = entry.args[i].get();
       out_ += fmt::format("{}{}: {}", i ? ", " : "", name(v), printType(v->type));
+      if (i < fn.paramDivisibility.size() && fn.paramDivisibility[i] > 1)
+        out_ += fmt::format(" {{divisibility = {}}}", fn.paramDivisibility[i]);
     }
     out_ += ")";
     printLoc(fn.loc);

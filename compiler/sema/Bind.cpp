@@ -14,6 +14,7 @@ std::string Specialization::key() const {
     if (!k.empty()) k += ",";
     if (p.isConstexpr) k += p.name + "=" + p.value.repr();
     else k += p.type.isPtr ? "*" + std::string(scalarName(p.type.scalar)) : std::string(scalarName(p.type.scalar));
+    if (!p.isConstexpr && p.divisibility > 1) k += fmt::format(":{}", p.divisibility);
   }
   return k;
 }
@@ -49,6 +50,13 @@ std::optional<ScalarArg> runtimeArg(const ArgValue &a) {
     return s;
   }
   return std::nullopt;
+}
+
+/// 16 when a pointer's address or an integer's value is a multiple of 16
+/// (the alignment the GPU back end vectorizes on); i1 and floats never.
+int64_t divisibilityOf(const ScalarArg &a) {
+  bool integral = a.type.isPtr || (a.type.isInt() && a.type.scalar != Scalar::I1);
+  return integral && a.i % 16 == 0 ? 16 : 1;
 }
 
 } // namespace
@@ -92,6 +100,7 @@ BoundLaunch bindLaunch(const Program &prog, const ast::FunctionDef &kernel, cons
       sp.value = a->value;
     } else if (auto r = runtimeArg(*a)) {
       sp.type = r->type;
+      sp.divisibility = divisibilityOf(*r);
       out.args.push_back(*r);
     } else {
       // None, strings and dtypes specialize like constexprs (as in Triton).

@@ -59,10 +59,13 @@ struct Specialization {
     bool isConstexpr = false;
     ConstValue value;      ///< constexpr parameters
     ElemType type;         ///< runtime parameters
+    /// Runtime pointers and integers: 16 when the address (in bytes) or the
+    /// value is a multiple of 16, else 1 (Triton's `:16` specialization).
+    int64_t divisibility = 1;
   };
   std::vector<Param> params;
   /// Stable text used as a cache key and in dumps:
-  /// "*f32,*f32,i32,BLOCK=16".
+  /// "*f32:16,*f32:16,i32,BLOCK=16" (":16": divisibility 16).
   std::string key() const;
 };
 

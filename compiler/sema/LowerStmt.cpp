@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tile::sema {
 
 using ast::StmtKind;
@@ -527,7 +529,11 @@ void Lowerer::lowerKernelBody(const ast::FunctionDef &kernel, const Specializati
     }
     scope[p.name] = Val::ir(fn->entry().addArg(ir::Type::scalar(p.type)));
     fn->paramNames.push_back(p.name);
+    fn->paramDivisibility.push_back(p.divisibility);
   }
+  // All ones is the same as none (and prints as before).
+  if (std::all_of(fn->paramDivisibility.begin(), fn->paramDivisibility.end(), [](int64_t d) { return d == 1; }))
+    fn->paramDivisibility.clear();
   callStack.push_back(&kernel);
   lowerBlock(kernel.body);
   callStack.pop_back();

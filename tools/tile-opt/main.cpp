@@ -2,13 +2,20 @@
 //
 //   tile-opt FILE.tir [--pass=a,b,c] [--print-ir-after-all]
 //            [--print-ir-after=a,b] [--print-ir-before=a,b] [--no-verify]
-//            [--no-locations] [--split-input-file] [--timing]
+//            [--no-locations] [--split-input-file] [--timing] [--num-warps=N]
+//
+// Besides the registry's passes: tile-layouts (the GPU layout assignment,
+// for --num-warps warps, default 4) and test-print-axis-info (prints the
+// axis info of every op result to stdout).
 //
 // Without --pass the default pipeline runs. --pass= (empty) runs nothing:
 // parse, verify and print. With --split-input-file the input is cut at lines
 // `// -----`, each chunk is handled on its own (keeping its line numbers)
 // and the outputs are joined with `// -----`. Errors go to stderr as
 // diagnostics; the exit status is 1 when any chunk failed.
+#include "gpu/AxisInfo.h"
+#include "gpu/LayoutAssignment.h"
+#include "gpu/Layouts.h"
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -17,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -35,6 +43,7 @@ struct Options {
   bool locations = true;
   bool split = false;
   bool timing = false;
+  int numWarps = 4;   ///< for tile-layouts
 };
 
 std::vector<std::string> splitCommas(std::string_view s) {
@@ -79,6 +88,10 @@ Options parseArgs(int argc, char **argv) {
       o.locations = false;
     } else if (a == "--split-input-file") {
       o.split = true;
+    } else if (a.rfind("--num-warps=", 0) == 0) {
+      o.numWarps = std::atoi(std::string(value("--num-warps=")).c_str());
+      if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
+        usage("--num-warps must be a power of two from 1 to 32");
     } else if (a == "--timing") {
       o.timing = true;
     } else if (a == "-h" || a == "--help") {
@@ -146,9 +159,21 @@ transforms::PassManager makePassManager(const Options &o) {
     transforms::addDefaultPipeline(pm);
     return pm;
   }
-  for (const std::string &name : o.passes)
+  for (const std::string &name : o.passes) {
+    if (name == "tile-layouts") {
+      pm.add(gpu::layoutPass(o.numWarps));
+      continue;
+    }
+    if (name == "test-print-axis-info") {
+      pm.add({name, [](ir::Function &fn) {
+                std::fputs(gpu::printAxisInfo(fn).c_str(), stdout);
+                return false;
+              }});
+      continue;
+    }
     if (!pm.add(name))
       usage(fmt::format("unknown pass '{}'", name));
+  }
   return pm;
 }
 
@@ -175,6 +200,7 @@ bool processChunk(const Options &o, const std::string &text, std::string &out) {
 } // namespace
 
 int main(int argc, char **argv) {
+  gpu::registerLayoutParser();
   Options o = parseArgs(argc, argv);
   std::string text;
   try {

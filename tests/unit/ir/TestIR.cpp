@@ -36,7 +36,7 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
   Value *bc = b.broadcast(col, {16, 16});     // 16x16
   Value *tr = b.permute(bc, {1, 0});
   Value *acc = b.dot(bc, tr, b.constantFloat(0.0, tf32({16, 16})), "ieee");
-  Value *flat = b.reshape(acc, {256});
+  Value *flat = b.reshape(b.create(OpKind::ConvertLayout, {acc}, {acc->type})->result(), {256});
   Value *sum = b.reduce(flat, "sum", 0, ElemType::of(Scalar::F32));
   Value *am = b.reduce(flat, "argmax", 0, ElemType::of(Scalar::I32));
   Value *t = b.binary(OpKind::Sub, sum, x);

@@ -41,7 +41,7 @@ std::vector<ArgValue> basicArgs() {
 
 TEST_CASE("python values get Triton's runtime types; strings and None specialize") {
   BoundLaunch b = bindK(basicArgs(), {{"BLOCK", valArg(int64_t(32))}});
-  CHECK(b.spec.key() == "*i32,i32,f32,i1,ACT='relu',BLOCK=32,DT=tl.float16,i32");
+  CHECK(b.spec.key() == "*i32:16,i32,f32,i1,ACT='relu',BLOCK=32,DT=tl.float16,i32");
   // EXTRA has an int default but no annotation: a runtime i32 argument.
   REQUIRE(b.args.size() == 5);
   CHECK(b.args[1].i == 10);
@@ -58,7 +58,7 @@ TEST_CASE("ints outside int32 become i64; None specializes as a constexpr") {
   a[1] = valArg(int64_t(1) << 40);
   a[4] = valArg(ConstValue());
   BoundLaunch b = bindK(a, {{"BLOCK", valArg(int64_t(16))}, {"EXTRA", valArg(int64_t(-(int64_t(1) << 31)))}});
-  CHECK(b.spec.key() == "*i32,i64,f32,i1,ACT=None,BLOCK=16,DT=tl.float16,i32");
+  CHECK(b.spec.key() == "*i32:16,i64:16,f32,i1,ACT=None,BLOCK=16,DT=tl.float16,i32:16");
   CHECK(b.args[1].i == int64_t(1) << 40);
   CHECK(b.args.back().i == -(int64_t(1) << 31));
 }
@@ -70,7 +70,22 @@ TEST_CASE("keywords may name any parameter; defaults may be overridden") {
                                                {"n", valArg(int64_t(7))},
                                                {"DT", valArg(DTypeValue{ElemType::of(Scalar::BF16)})},
                                                {"BLOCK", valArg(int64_t(64))}});
-  CHECK(b.spec.key() == "*f16,i32,f32,i1,ACT='gelu',BLOCK=64,DT=tl.bfloat16,i32");
+  CHECK(b.spec.key() == "*f16:16,i32,f32,i1,ACT='gelu',BLOCK=64,DT=tl.bfloat16,i32");
+}
+
+TEST_CASE("pointers and integers divisible by 16 specialize as :16") {
+  std::vector<ArgValue> a = basicArgs();
+  a[0].address = 0x1004;          // 4-byte aligned only
+  a[1] = valArg(int64_t(32));     // a multiple of 16
+  a[3] = valArg(false);           // i1: never :16 (false is 0)
+  BoundLaunch b = bindK(a, {{"BLOCK", valArg(int64_t(16))}, {"EXTRA", valArg(int64_t(0))}});
+  CHECK(b.spec.key() == "*i32,i32:16,f32,i1,ACT='relu',BLOCK=16,DT=tl.float16,i32:16");
+  CHECK(b.spec.params[0].divisibility == 1);
+  CHECK(b.spec.params[1].divisibility == 16);
+  CHECK(b.spec.params[3].divisibility == 1);
+  // A float that happens to be a multiple of 16 is not specialized.
+  a[2] = valArg(32.0);
+  CHECK(bindK(a, {{"BLOCK", valArg(int64_t(16))}}).spec.params[2].divisibility == 1);
 }
 
 TEST_CASE("launch errors name the kernel and the parameter") {

@@ -33,6 +33,11 @@ TEST_CASE("seed matmul lowers to one loop carrying the accumulator and both poin
     CHECK(fn.entry().args.size() == 12);
     CHECK(fn.paramNames.front() == "a_ptr");
     CHECK(fn.paramNames.back() == "stride_cn");
+    // the 0x1000 pointers are :16, the ints (37, 50, 70, 1) are not
+    REQUIRE(fn.paramDivisibility.size() == 12);
+    CHECK(fn.paramDivisibility[0] == 16);
+    CHECK(fn.paramDivisibility[2] == 16);
+    CHECK(fn.paramDivisibility[3] == 1);
 
     ir::Op *loop = onlyOp(fn, OpKind::For);
     // lb, ub, step + 3 carried values: a_ptrs, acc, b_ptrs (not a, b: they are loop-local)
@@ -128,7 +133,7 @@ TEST_CASE("seed transpose with BLOCK_M != BLOCK_N is a located shape mismatch at
 TEST_CASE("Specialization::key lists runtime types and constexpr values in parameter order") {
   Compiled c = compileSource(kSeedKernels, "matmul_kernel", matmulArgs(), matmulKws());
   CHECK(c.bound.spec.key() ==
-        "*f32,*f32,*f32,i32,i32,i32,i32,i32,i32,i32,i32,i32,N_ITERS=5,BLOCK_M=16,BLOCK_N=16,BLOCK_K=16");
+        "*f32:16,*f32:16,*f32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,N_ITERS=5,BLOCK_M=16,BLOCK_N=16,BLOCK_K=16");
   CHECK(c.bound.args.size() == 12);
   CHECK(c.bound.args[3].type == ElemType::of(Scalar::I32));
   CHECK(c.bound.args[3].i == 37);

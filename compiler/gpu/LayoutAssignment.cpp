@@ -1,0 +1,427 @@
+// LayoutAssignment.cpp - the "tile-layouts" pass: classes of values that
+// share a layout (union-find), one layout per class (anchors first), then
+// conversions or rematerialized producer chains where a use needs another
+// layout, then dead-code removal. See LayoutAssignment.h for the rules.
+#include "gpu/LayoutAssignment.h"
+
+#include "gpu/AxisInfo.h"
+#include "gpu/Layouts.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace tile::gpu {
+
+namespace {
+
+using ir::OpKind;
+using LayoutPtr = std::shared_ptr<const ir::Layout>;
+
+bool isElementwise(OpKind k) {
+  switch (k) {
+  case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
+  case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
+  case OpKind::Min: case OpKind::Max: case OpKind::Cmp: case OpKind::Select: case OpKind::AddPtr:
+  case OpKind::Neg: case OpKind::Not: case OpKind::Abs: case OpKind::Exp: case OpKind::Exp2:
+  case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
+  case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Fma: case OpKind::Cast:
+  case OpKind::Bitcast:
+    return true;
+  default:
+    return false;
+  }
+}
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(ir::Function &fn, int numWarps) : fn_(fn), numWarps_(numWarps), axis_(analyzeAxisInfo(fn)) {}
+
+  void run() {
+    collect(fn_.entry());
+    unifyAll();
+    chooseLayouts();
+    applyTypes();
+    insertConversions(fn_.entry());
+    removeDeadOps();
+  }
+
+private:
+  ir::Function &fn_;
+  int numWarps_;
+  AxisInfo axis_;
+  std::vector<ir::Value *> values_;               ///< every tensor value, definition order
+  std::vector<ir::Op *> ops_;                     ///< every op, pre-order
+  std::map<ir::Value *, ir::Value *> parent_;     ///< union-find
+  std::map<ir::Value *, LayoutPtr> classLayout_;  ///< by class root
+  std::map<std::pair<ir::Value *, std::string>, ir::Value *> materialized_;
+
+  // ---------------------------------------------------------------- classes
+
+  void collect(ir::Block &b) {
+    for (auto &a : b.args)
+      addValue(a.get());
+    for (auto &op : b.ops) {
+      ops_.push_back(op.get());
+      for (auto &r : op->results)
+        addValue(r.get());
+      for (auto &r : op->regions)
+        collect(*r->block);
+    }
+  }
+
+  void addValue(ir::Value *v) {
+    if (!v->type.isTensor())
+      return;
+    values_.push_back(v);
+    parent_[v] = v;
+  }
+
+  ir::Value *find(ir::Value *v) {
+    while (parent_[v] != v)
+      v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+
+  void unite(ir::Value *a, ir::Value *b) {
+    if (!a || !b || !a->type.isTensor() || !b->type.isTensor() || a->type.rank() != b->type.rank())
+      return;
+    parent_[find(a)] = find(b);
+  }
+
+  void unifyAll() {
+    for (ir::Op *op : ops_)
+      unifyOp(*op);
+  }
+
+  void unifyOp(ir::Op &op) {
+    if (isElementwise(op.kind) || op.kind == OpKind::Load || op.kind == OpKind::Store ||
+        op.kind == OpKind::Broadcast) {
+      ir::Value *first = op.results.empty() ? op.operands[0] : op.result();
+      for (ir::Value *v : op.operands)
+        unite(v, first);
+      return;
+    }
+    switch (op.kind) {
+    case OpKind::Dot:
+      return unite(op.operands[2], op.result());
+    case OpKind::For: {
+      ir::Block &body = *op.regions[0]->block;
+      for (size_t i = 0; i < op.results.size(); ++i) {
+        unite(op.operands[3 + i], body.args[1 + i].get());
+        unite(op.results[i].get(), body.args[1 + i].get());
+        if (body.terminator() && i < body.terminator()->operands.size())
+          unite(body.terminator()->operands[i], body.args[1 + i].get());
+      }
+      return;
+    }
+    case OpKind::While: {
+      ir::Block &cond = *op.regions[0]->block, &body = *op.regions[1]->block;
+      for (size_t i = 0; i < cond.args.size(); ++i) {
+        unite(op.operands[i], cond.args[i].get());
+        if (body.terminator() && i < body.terminator()->operands.size())
+          unite(body.terminator()->operands[i], cond.args[i].get());
+      }
+      ir::Op *c = cond.terminator();
+      for (size_t i = 0; i < op.results.size(); ++i) {
+        unite(op.results[i].get(), body.args[i].get());
+        if (c && i + 1 < c->operands.size())
+          unite(c->operands[i + 1], body.args[i].get());
+      }
+      return;
+    }
+    case OpKind::If:
+      for (size_t i = 0; i < op.results.size(); ++i)
+        for (auto &r : op.regions)
+          if (r->block->terminator() && i < r->block->terminator()->operands.size())
+            unite(r->block->terminator()->operands[i], op.results[i].get());
+      return;
+    default:
+      return;
+    }
+  }
+
+  // ---------------------------------------------------------------- choice
+
+  struct ClassInfo {
+    std::vector<ir::Value *> members;
+    int rank = 0;
+    int64_t elements = 0;
+    std::vector<int64_t> shape;      ///< of the largest member
+    LayoutPtr anchor;                ///< coalesced layout of a load/store
+    int anchorVec = 0;
+    bool forceBlocked = false;
+    const ir::Op *reduce = nullptr;  ///< a reduce producing a member
+    std::vector<const ir::Op *> expandUsers;
+  };
+
+  void chooseLayouts() {
+    std::map<ir::Value *, ClassInfo> classes;
+    for (ir::Value *v : values_) {
+      ClassInfo &c = classes[find(v)];
+      c.members.push_back(v);
+      c.rank = v->type.rank();
+      if (v->type.numElements() > c.elements) {
+        c.elements = v->type.numElements();
+        c.shape = v->type.shape;
+      }
+    }
+    for (ir::Op *op : ops_)
+      noteOp(*op, classes);
+    std::vector<ClassInfo *> order;
+    for (auto &[root, c] : classes)
+      order.push_back(&c);
+    std::stable_sort(order.begin(), order.end(), [](ClassInfo *a, ClassInfo *b) { return a->rank > b->rank; });
+    for (ClassInfo *c : order)
+      classLayout_[find(c->members.front())] = pick(*c);
+  }
+
+  void noteOp(const ir::Op &op, std::map<ir::Value *, ClassInfo> &classes) {
+    auto cls = [&](ir::Value *v) { return &classes[find(v)]; };
+    switch (op.kind) {
+    case OpKind::Load:
+    case OpKind::Store: {
+      ir::Value *ptr = op.operands[0];
+      if (!ptr->type.isTensor())
+        return;
+      ir::Value *mask = op.operands.size() > (op.kind == OpKind::Load ? 1u : 2u)
+                            ? op.operands[op.kind == OpKind::Load ? 1 : 2]
+                            : nullptr;
+      int vec = axis_.vectorWidth(ptr, mask);
+      ClassInfo *c = cls(ptr);
+      if (vec > c->anchorVec) {
+        c->anchorVec = vec;
+        c->anchor = defaultBlocked(ptr->type.shape, numWarps_, vec);
+      }
+      return;
+    }
+    case OpKind::ExpandDims:
+      cls(op.result())->forceBlocked = true;
+      if (op.operands[0]->type.isTensor())
+        cls(op.operands[0])->expandUsers.push_back(&op);
+      return;
+    case OpKind::Reduce:
+      cls(op.operands[0])->forceBlocked = true;
+      if (op.result()->type.isTensor() && !cls(op.result())->reduce)
+        cls(op.result())->reduce = &op;
+      return;
+    case OpKind::Dot:
+      cls(op.result())->forceBlocked = true;
+      return;
+    default:
+      return;
+    }
+  }
+
+  LayoutPtr pick(const ClassInfo &c) {
+    if (c.anchor)
+      return c.anchor;
+    if (!c.forceBlocked) {
+      if (c.reduce)
+        return reduceLayout(*c.reduce);
+      for (const ir::Op *e : c.expandUsers)
+        if (auto *b = dynamic_cast<const BlockedLayout *>(layoutOf(e->result()).get()))
+          return sliceOf((int)e->intAttr("axis"), *b);
+    }
+    return defaultBlocked(c.shape, numWarps_);
+  }
+
+  static LayoutPtr sliceOf(int dim, const BlockedLayout &parent) {
+    auto s = std::make_shared<SliceLayout>();
+    s->dim = dim;
+    s->parent = std::make_shared<BlockedLayout>(parent);
+    return s;
+  }
+
+  /// The reduce result's own layout: the slice of its input's layout.
+  LayoutPtr reduceLayout(const ir::Op &reduce) {
+    // the operand's class is forced blocked; a slice-typed operand is
+    // converted to it at the use
+    LayoutPtr in = classLayout_.at(find(reduce.operands[0]));
+    auto *b = dynamic_cast<const BlockedLayout *>(in.get());
+    TILE_ASSERT(b, "reduce input must have a blocked layout");
+    return sliceOf((int)reduce.intAttr("axis"), *b);
+  }
+
+  /// The layout v actually has (reduce results: their slice).
+  LayoutPtr layoutOf(ir::Value *v) {
+    if (v->def && v->def->kind == OpKind::Reduce)
+      return reduceLayout(*v->def);
+    auto it = classLayout_.find(find(v));
+    TILE_ASSERT(it != classLayout_.end(), "layout needed before its class was decided");
+    return it->second;
+  }
+
+  void applyTypes() {
+    std::vector<std::pair<ir::Value *, LayoutPtr>> assigned;
+    for (ir::Value *v : values_)
+      assigned.push_back({v, layoutOf(v)});
+    for (auto &[v, l] : assigned)
+      v->type.layout = l;
+  }
+
+  // ---------------------------------------------------------------- uses
+
+  /// The layout operand i of op must have, or null for "any".
+  LayoutPtr required(ir::Op &op, size_t i) {
+    ir::Value *v = op.operands[i];
+    if (!v->type.isTensor())
+      return nullptr;
+    switch (op.kind) {
+    case OpKind::ExpandDims: {
+      auto *b = dynamic_cast<const BlockedLayout *>(op.result()->type.layout.get());
+      TILE_ASSERT(b, "expand_dims result must be blocked");
+      return sliceOf((int)op.intAttr("axis"), *b);
+    }
+    case OpKind::Reshape:
+    case OpKind::Permute:
+    case OpKind::ConvertLayout:
+    case OpKind::Print:
+    case OpKind::Assert:
+      return nullptr;
+    case OpKind::Dot:
+      return i == 2 ? op.result()->type.layout : nullptr;
+    default:
+      return classLayout_.at(find(v));
+    }
+  }
+
+  void insertConversions(ir::Block &b) {
+    for (auto &op : b.ops) {
+      for (size_t i = 0; i < op->operands.size(); ++i) {
+        LayoutPtr req = required(*op, i);
+        if (req && !op->operands[i]->type.layout->equals(*req))
+          op->operands[i] = materialize(op->operands[i], req, 0);
+      }
+      for (auto &r : op->regions)
+        insertConversions(*r->block);
+    }
+  }
+
+  /// Positions a builder right after v's definition (block start for args).
+  void insertAfterDef(ir::Builder &b, ir::Value *v) {
+    ir::Block *block = v->isBlockArg() ? v->owner : v->def->parent;
+    auto it = block->ops.begin();
+    if (!v->isBlockArg())
+      while (it->get() != v->def)
+        ++it;
+    if (!v->isBlockArg())
+      ++it;
+    b.setInsertionPointToEnd(block);
+    if (it != block->ops.end())
+      b.setInsertionPoint(it->get());
+    b.loc = v->isBlockArg() ? fn_.loc : v->def->loc;
+  }
+
+  bool cheap(const ir::Value *v, int depth) const {
+    if (!v->type.isTensor())
+      return true;
+    if (v->isBlockArg() || depth > 8)
+      return false;
+    OpKind k = v->def->kind;
+    bool kindOk = k == OpKind::Constant || k == OpKind::Arange || k == OpKind::Splat || k == OpKind::Broadcast ||
+                  k == OpKind::ExpandDims || (isElementwise(k) && k != OpKind::AddPtr);
+    if (!kindOk)
+      return false;
+    return std::all_of(v->def->operands.begin(), v->def->operands.end(),
+                       [&](const ir::Value *o) { return cheap(o, depth + 1); });
+  }
+
+  /// v in layout `to`: a clone of its cheap producer chain or a convert.
+  ir::Value *materialize(ir::Value *v, LayoutPtr to, int depth) {
+    if (!v->type.isTensor() || v->type.layout->equals(*to))
+      return v;
+    auto key = std::make_pair(v, to->str());
+    if (auto it = materialized_.find(key); it != materialized_.end())
+      return it->second;
+    bool expandOk = !(v->def && v->def->kind == OpKind::ExpandDims) ||
+                    dynamic_cast<const BlockedLayout *>(to.get()) != nullptr;
+    ir::Value *out = cheap(v, depth) && expandOk ? cloneIn(v, to, depth) : convert(v, to);
+    materialized_[key] = out;
+    return out;
+  }
+
+  ir::Value *convert(ir::Value *v, LayoutPtr to) {
+    ir::Builder b(&fn_.entry());
+    insertAfterDef(b, v);
+    ir::Type t = v->type;
+    t.layout = to;
+    return b.create(OpKind::ConvertLayout, {v}, {t})->result();
+  }
+
+  ir::Value *cloneIn(ir::Value *v, LayoutPtr to, int depth) {
+    const ir::Op &src = *v->def;
+    std::vector<ir::Value *> operands;
+    for (ir::Value *o : src.operands) {
+      LayoutPtr need = to;
+      if (src.kind == OpKind::ExpandDims)
+        need = sliceOf((int)src.intAttr("axis"), *dynamic_cast<const BlockedLayout *>(to.get()));
+      operands.push_back(materialize(o, need, depth + 1));
+    }
+    ir::Builder b(&fn_.entry());
+    insertAfterDef(b, v);
+    ir::Type t = v->type;
+    t.layout = to;
+    return b.create(src.kind, operands, {t}, src.attrs)->result();
+  }
+
+  // ---------------------------------------------------------------- DCE
+
+  void removeDeadOps() {
+    for (bool changed = true; changed;) {
+      std::set<const ir::Value *> used;
+      ir::walk(fn_, [&](ir::Op &op) { used.insert(op.operands.begin(), op.operands.end()); });
+      changed = removeDead(fn_.entry(), used);
+    }
+  }
+
+  bool removeDead(ir::Block &b, const std::set<const ir::Value *> &used) {
+    bool changed = false;
+    for (auto it = b.ops.begin(); it != b.ops.end();) {
+      ir::Op &op = **it;
+      for (auto &r : op.regions)
+        changed |= removeDead(*r->block, used);
+      bool dead = !op.hasSideEffects() && op.regions.empty() &&
+                  std::none_of(op.results.begin(), op.results.end(), [&](auto &r) { return used.count(r.get()); });
+      if (dead) {
+        it = b.ops.erase(it);
+        changed = true;
+      } else {
+        ++it;
+      }
+    }
+    return changed;
+  }
+};
+
+bool hasLayouts(const ir::Block &b) {
+  for (auto &a : b.args)
+    if (a->type.isTensor() && !a->type.layout)
+      return false;
+  for (auto &op : b.ops) {
+    for (auto &r : op->results)
+      if (r->type.isTensor() && !r->type.layout)
+        return false;
+    for (auto &r : op->regions)
+      if (!hasLayouts(*r->block))
+        return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool assignLayouts(ir::Function &fn, int numWarps) {
+  TILE_ASSERT(numWarps >= 1 && (numWarps & (numWarps - 1)) == 0, "numWarps must be a power of two");
+  LayoutAssigner(fn, numWarps).run();
+  return true;
+}
+
+transforms::Pass layoutPass(int numWarps) {
+  return {"tile-layouts", [numWarps](ir::Function &fn) { return assignLayouts(fn, numWarps); }};
+}
+
+bool allTensorsHaveLayouts(const ir::Function &fn) { return hasLayouts(fn.entry()); }
+
+} // namespace tile::gpu

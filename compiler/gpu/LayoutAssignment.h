@@ -1,0 +1,34 @@
+// LayoutAssignment.h - the layout-assignment pass ("tile-layouts"): gives
+// every tensor value (op results and block arguments) a distributed layout,
+// after Triton's Coalesce pass and layout propagation, simplified:
+//   - values that must share a layout (elementwise operands and results,
+//     load/store operands, broadcast in/out, dot acc/result, loop and if
+//     carried values) form one class; a class with a load or store takes the
+//     coalesced layout of its pointers (vector width from AxisInfo), a class
+//     holding a reduce result takes its slice layout, a class feeding
+//     expand_dims takes the matching slice, any other a default blocked one;
+//   - where a use needs another layout (expand_dims operands, reduce results,
+//     conflicting requirements), a cheap producer chain (constants, aranges,
+//     splats, elementwise ops, broadcasts, expand_dims) is cloned in the
+//     needed layout, anything else goes through convert_layout, placed right
+//     after the producer (so loop-invariant values convert once);
+//   - dead ops are removed.
+// Afterwards the function verifies. The interpreter ignores layouts.
+#pragma once
+
+#include "ir/IR.h"
+#include "transforms/PassManager.h"
+
+namespace tile::gpu {
+
+/// Assigns layouts for a program of numWarps warps; returns true (it always
+/// changes a function with tensors).
+bool assignLayouts(ir::Function &fn, int numWarps);
+
+/// The pass "tile-layouts" for numWarps warps.
+transforms::Pass layoutPass(int numWarps = 4);
+
+/// True when every tensor-typed value in fn has a layout.
+bool allTensorsHaveLayouts(const ir::Function &fn);
+
+} // namespace tile::gpu
