@@ -2,12 +2,17 @@
 // every stage of the pipeline.
 //
 //   tilec run FILE [--interpret] [-D NAME=VALUE]...
-//   tilec compile FILE --kernel NAME --signature '*fp32,i32' [-D N=V] --emit tokens|ast|ir|ir-opt
+//   tilec compile FILE --kernel NAME --signature '*fp32:16,i32' [-D N=V]
+//         --emit tokens|ast|ir|ir-opt|llvm|llvm-noopt|ptx|cubin [--arch sm_90a] [--num-warps 4]
 //   tilec check FILE
 //   tilec --version
 //
 // Exit status: 0 success, 1 user error (with a diagnostic), 2 usage error.
+#include "backend/Codegen.h"
 #include "backend/LLVMInfo.h"
+#include "GpuLauncher.h"
+#include "cuda/Cuda.h"
+#include "gpu/LayoutAssignment.h"
 #include "driver/Pipeline.h"
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
@@ -67,27 +72,54 @@ std::map<std::string, sema::ConstValue> parseDefines(const std::vector<std::stri
 
 std::atomic<bool> gInterrupted{false};
 
-int cmdRun(const std::string &file, const std::vector<std::string> &defines, bool interpret, bool strict,
-           bool noOpt) {
-  if (!interpret)
-    std::fputs("note: no GPU back end in this build yet; running kernels on the CPU interpreter\n", stderr);
+struct RunOptions {
+  bool interpret = false, strict = false, noOpt = false, checkGpu = false;
+  int benchRepeats = 0;   ///< tilec bench
+  std::string arch;       ///< empty: the device's
+};
+
+/// Runs a host program's main(): kernels on the GPU when a driver and a
+/// device are present (and --interpret is not given), else on the CPU
+/// interpreter with a one-line notice.
+int cmdRun(const std::string &file, const std::vector<std::string> &defines, const RunOptions &ro) {
   auto prog = driver::loadProgram(file);
   host::HostOptions hopts;
   hopts.defines = parseDefines(defines);
   hopts.interrupt = &gInterrupted;
   std::signal(SIGINT, [](int) { gInterrupted = true; });
   driver::PipelineOptions popts;
-  popts.optimize = !noOpt;
+  popts.optimize = !ro.noOpt;
   interp::Options iopts;
-  iopts.strict = strict;
-  host::InterpLauncher launcher(iopts, popts);
-  int rc = host::runHostProgram(*prog, launcher, hopts);
+  iopts.strict = ro.strict;
+  cuda::Driver *gpu = ro.interpret ? nullptr : cuda::Driver::get();
+  int rc;
+  if (gpu) {
+    tools::GpuLaunchOptions g;
+    g.pipeline = popts;
+    g.arch = ro.arch;
+    g.checkAgainstInterpreter = ro.checkGpu;
+    g.interp = iopts;
+    g.benchRepeats = ro.benchRepeats;
+    tools::GpuLauncher launcher(*gpu, g);
+    rc = host::runHostProgram(*prog, launcher, hopts);
+  } else {
+    if (!ro.interpret)
+      std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
+                   cuda::Driver::unavailableReason().c_str());
+    if (ro.benchRepeats > 0)
+      std::fputs("note: tilec bench on the interpreter: launches are not timed (interpreter times are not GPU times)\n",
+                 stderr);
+    host::InterpLauncher launcher(iopts, popts);
+    rc = host::runHostProgram(*prog, launcher, hopts);
+  }
   std::fflush(stdout);
   return rc;
 }
 
-/// Parses a Triton AOT signature: "*fp32:16,*fp16,i32,fp32". Divisibility
-/// hints (":16") are accepted and ignored by the interpreter pipeline.
+/// Parses a Triton AOT signature: "*fp32:16,*fp16,i32,fp32". The values are
+/// stand-ins whose divisibility is what the signature says: pointers at
+/// 0x1000 (":16") or 0x1008, ints 16 (":16") or 1, so that binding derives
+/// the same specialization a real launch with such arguments would.
 std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
   std::vector<sema::ArgValue> out;
   size_t pos = 0;
@@ -97,6 +129,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     pos = comma == std::string::npos ? sig.size() + 1 : comma + 1;
     item.erase(0, item.find_first_not_of(' '));
     item.erase(item.find_last_not_of(' ') + 1);
+    bool div16 = item.find(":16") != std::string::npos;
     if (size_t colon = item.find(':'); colon != std::string::npos) item = item.substr(0, colon);
     sema::ArgValue a;
     bool ptr = !item.empty() && item[0] == '*';
@@ -106,13 +139,14 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     if (ptr) {
       a.isPointer = true;
       a.elem = *s;
-      a.address = 0;
+      a.address = div16 ? 0x1000 : 0x1008;
     } else if (isFloat(*s)) {
       a.value = 0.0;
     } else if (*s == Scalar::I1) {
       a.value = false;
     } else {
-      a.value = int64_t(bitWidth(*s) == 64 ? (int64_t(1) << 40) : 0);
+      int64_t v = div16 ? 16 : 1;
+      a.value = bitWidth(*s) == 64 ? (int64_t(1) << 40) + v : v; // i64: out of i32 range
     }
     out.push_back(a);
   }
@@ -121,7 +155,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
 
 int cmdCompile(const std::string &file, const std::string &kernelName, const std::string &signature,
                const std::vector<std::string> &defines, const std::string &emit, const std::string &output,
-               const driver::PipelineOptions &popts) {
+               const driver::PipelineOptions &popts, const backend::TargetOptions &topts) {
   int fileId = SourceManager::global().loadFile(file);
   std::string text;
   if (emit == "tokens") {
@@ -147,11 +181,27 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
       }
       sema::BoundLaunch bound = sema::bindLaunch(prog, *k, parseSignature(signature), kws, k->loc);
       driver::PipelineOptions o = popts;
-      o.optimize = emit == "ir-opt";
+      o.optimize = emit != "ir";
       auto fn = driver::compileKernel(prog, *k, bound.spec, o);
-      ir::PrintOptions po;
-      po.locations = popts.printLocations;
-      text = ir::print(*fn, po) + "\n";
+      if (emit == "ir" || emit == "ir-opt") {
+        ir::PrintOptions po;
+        po.locations = popts.printLocations;
+        text = ir::print(*fn, po) + "\n";
+      } else {
+        gpu::assignLayouts(*fn, topts.numWarps);
+        if (popts.printAfterAll || popts.printAfter.count("tile-layouts")) {
+          ir::PrintOptions po;
+          po.locations = popts.printLocations;
+          std::fputs(fmt::format("// -----// IR Dump After tile-layouts //----- //\n{}\n", ir::print(*fn, po)).c_str(),
+                     stderr);
+        }
+        if (emit == "llvm" || emit == "llvm-noopt") {
+          text = backend::emitLLVM(*fn, topts, emit == "llvm");
+        } else {
+          backend::KernelBinary kb = backend::compileToPTX(*fn, topts);
+          text = emit == "ptx" ? kb.ptx : backend::ptxToCubin(kb.ptx, topts.arch);
+        }
+      }
     }
   }
   if (output.empty() || output == "-") {
@@ -182,9 +232,15 @@ int cmdCheck(const std::string &file) {
 std::string versionText() {
   std::string err;
   bool nvptx = backend::nvptxTargetAvailable(&err);
-  return fmt::format("tilec 0.1.0\nLLVM {} (statically linked), NVPTX target {}\nCUDA driver: not used by this build "
-                     "(kernels run on the CPU interpreter)\n",
-                     backend::llvmVersion(), nvptx ? "available" : "missing: " + err);
+  std::string cuda;
+  if (cuda::Driver *d = cuda::Driver::get())
+    cuda = fmt::format("CUDA driver {}.{}, {} ({}, {} SMs)", d->device().driverVersion / 1000,
+                       d->device().driverVersion % 1000 / 10, d->device().name, tools::archFor(d->device()),
+                       d->device().smCount);
+  else
+    cuda = "no CUDA driver (" + cuda::Driver::unavailableReason() + "): kernels run on the CPU interpreter";
+  return fmt::format("tilec 0.1.0\nLLVM {} (statically linked), NVPTX target {}\n{}\n", backend::llvmVersion(),
+                     nvptx ? "available" : "missing: " + err, cuda);
 }
 
 } // namespace
@@ -197,23 +253,34 @@ int main(int argc, char **argv) {
 
   std::string file, kernel, signature, emit = "ir-opt", output;
   std::vector<std::string> defines;
-  bool interpret = false, strict = false, noOpt = false, noLoc = false;
+  bool noLoc = false;
+  RunOptions ro;
   driver::PipelineOptions popts;
   std::vector<std::string> printAfter, printBefore;
+  backend::TargetOptions topts;
 
   CLI::App *run = app.add_subcommand("run", "run a .tile file's host main()");
   run->add_option("file", file, ".tile file")->required();
   run->add_option("-D", defines, "NAME=VALUE global for the host program");
-  run->add_flag("--interpret", interpret, "run kernels on the CPU interpreter (the default without a GPU)");
-  run->add_flag("--strict", strict, "out-of-bounds loads are errors, not warnings");
-  run->add_flag("--no-opt", noOpt, "skip the optimization passes");
+  run->add_flag("--interpret", ro.interpret, "run kernels on the CPU interpreter (the default without a GPU)");
+  run->add_flag("--strict", ro.strict, "out-of-bounds loads are errors, not warnings");
+  run->add_flag("--no-opt", ro.noOpt, "skip the optimization passes");
+  run->add_flag("--check-gpu", ro.checkGpu, "also run every launch on the interpreter and compare the outputs");
+  run->add_option("--arch", ro.arch, "gpu architecture (default: the device's, sm_90a on an H200)");
+
+  CLI::App *bench = app.add_subcommand("bench", "run a .tile file's main() and time every launch on the GPU");
+  bench->add_option("file", file, ".tile file")->required();
+  bench->add_option("-D", defines, "NAME=VALUE global for the host program");
+  bench->add_option("--reps", ro.benchRepeats, "timed repeats per launch (median reported)")->check(CLI::Range(1, 100000));
 
   CLI::App *compile = app.add_subcommand("compile", "compile one kernel and print a stage");
   compile->add_option("file", file, ".tile file")->required();
   compile->add_option("--kernel,-k", kernel, "kernel name");
   compile->add_option("--signature,-s", signature, "runtime parameter types, e.g. '*fp32:16,*fp32,i32'");
   compile->add_option("-D", defines, "NAME=VALUE constexpr");
-  compile->add_option("--emit", emit, "stage to print")->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt"}));
+  compile->add_option("--emit", emit, "stage to print")->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt", "llvm", "llvm-noopt", "ptx", "cubin"}));
+  compile->add_option("--arch", topts.arch, "gpu architecture for llvm/ptx/cubin (default sm_90a)");
+  compile->add_option("--num-warps", topts.numWarps, "warps per program (default 4)")->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   compile->add_option("-o", output, "output file ('-' for stdout)");
   compile->add_flag("--print-ir-after-all", popts.printAfterAll, "dump the IR after every pass");
   compile->add_option("--print-ir-after", printAfter, "dump the IR after the named pass")->delimiter(',');
@@ -237,19 +304,26 @@ int main(int argc, char **argv) {
     popts.printAfter.insert(printAfter.begin(), printAfter.end());
     popts.printBefore.insert(printBefore.begin(), printBefore.end());
     popts.printLocations = !noLoc;
-    if (*run) return cmdRun(file, defines, interpret, strict, noOpt);
+    if (*run) return cmdRun(file, defines, ro);
+    if (*bench) {
+      if (ro.benchRepeats <= 0) ro.benchRepeats = 50;
+      return cmdRun(file, defines, ro);
+    }
     if (*compile) {
       if (kernel.empty() && emit != "tokens" && emit != "ast") {
         std::fputs("tilec compile: --kernel is required for --emit ir/ir-opt\n", stderr);
         return 2;
       }
-      return cmdCompile(file, kernel, signature, defines, emit, output, popts);
+      return cmdCompile(file, kernel, signature, defines, emit, output, popts, topts);
     }
     if (*check) return cmdCheck(file);
     std::fputs(app.help().c_str(), stdout);
     return 2;
   } catch (const CompileError &e) {
     printError(e);
+    return 1;
+  } catch (const cuda::Error &e) {
+    std::fprintf(stderr, "tilec: error: %s\n", e.what());
     return 1;
   } catch (const CLI::ValidationError &e) {
     std::fprintf(stderr, "tilec: %s\n", e.what());

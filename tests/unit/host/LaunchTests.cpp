@@ -103,7 +103,7 @@ TEST_CASE("end to end: a second launch of a specialization compiles nothing") {
   host::InterpLauncher l;
   RunResult r = runHost(std::string(kAddKernel) +
                             "def main():\n"
-                            "    for n in (100, 37, 64):\n"
+                            "    for n in (100, 37, 101):\n"
                             "        x = torch.rand(n)\n"
                             "        out = torch.empty(n)\n"
                             "        add_kernel[(cdiv(n, 32),)](x, x, out, n, BLOCK=32)\n"

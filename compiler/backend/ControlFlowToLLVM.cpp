@@ -1,0 +1,219 @@
+// ControlFlowToLLVM.cpp - for / while / if as basic blocks with one phi per
+// register of every carried value (conditions and bounds are scalars, so
+// uniform over the program and barriers inside stay legal); print through
+// vprintf and assert through __assertfail.
+#include "backend/Emitter.h"
+
+#include <fmt/format.h>
+
+namespace tile::backend {
+
+namespace {
+
+llvm::BasicBlock *newBlock(Emitter &e, const char *name) {
+  return llvm::BasicBlock::Create(e.ctx, name, e.b.GetInsertBlock()->getParent());
+}
+
+/// One phi per register of each carried value, with the entry values.
+std::vector<Regs> makePhis(Emitter &e, const std::vector<Regs> &init, llvm::BasicBlock *from) {
+  std::vector<Regs> out;
+  for (const Regs &r : init) {
+    Regs phis;
+    for (llvm::Value *v : r) {
+      llvm::PHINode *p = e.b.CreatePHI(v->getType(), 2);
+      p->addIncoming(v, from);
+      phis.push_back(p);
+    }
+    out.push_back(std::move(phis));
+  }
+  return out;
+}
+
+void addIncoming(std::vector<Regs> &phis, const std::vector<Regs> &vals, llvm::BasicBlock *from) {
+  for (size_t i = 0; i < phis.size(); ++i)
+    for (size_t r = 0; r < phis[i].size(); ++r) llvm::cast<llvm::PHINode>(phis[i][r])->addIncoming(vals[i][r], from);
+}
+
+std::vector<ir::Type> argTypes(const ir::Block &blk, size_t first) {
+  std::vector<ir::Type> out;
+  for (size_t i = first; i < blk.args.size(); ++i) out.push_back(blk.args[i]->type);
+  return out;
+}
+
+} // namespace
+
+std::vector<Regs> Emitter::terminatorValues(ir::Op &term, const std::vector<ir::Type> &types, size_t first) {
+  TILE_ASSERT(term.operands.size() - first == types.size(), "terminator arity differs from its parent's");
+  std::vector<Regs> out;
+  for (size_t i = 0; i < types.size(); ++i) out.push_back(regsAs(term.operands[first + i], types[i]));
+  return out;
+}
+
+void Emitter::emitFor(ir::Op &op) {
+  ir::Block &body = *op.regions[0]->block;
+  ir::Type ivType = op.operands[0]->type;
+  std::vector<ir::Type> types = argTypes(body, 1);
+  llvm::Value *lb = scalar(op.operands[0]), *ub = scalar(op.operands[1]), *step = scalar(op.operands[2]);
+  std::vector<Regs> init;
+  for (size_t i = 0; i < types.size(); ++i) init.push_back(regsAs(op.operands[3 + i], types[i]));
+  llvm::BasicBlock *pre = b.GetInsertBlock(), *header = newBlock(*this, "for.header"),
+                   *loop = newBlock(*this, "for.body"), *exit = newBlock(*this, "for.exit");
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  std::vector<Regs> phis = makePhis(*this, {{lb}}, pre);
+  llvm::Value *iv = phis[0][0];
+  std::vector<Regs> carried = makePhis(*this, init, pre);
+  bool sgn = isSigned(ivType.elem.scalar);
+  llvm::Value *zero = llvm::ConstantInt::get(step->getType(), 0);
+  llvm::Value *up = sgn ? b.CreateICmpSGT(step, zero) : b.CreateICmpNE(step, zero);
+  llvm::Value *cond = b.CreateSelect(up, sgn ? b.CreateICmpSLT(iv, ub) : b.CreateICmpULT(iv, ub),
+                                     sgn ? b.CreateICmpSGT(iv, ub) : b.CreateICmpUGT(iv, ub));
+  b.CreateCondBr(cond, loop, exit);
+  b.SetInsertPoint(loop);
+  define(body.args[0].get(), {iv});
+  for (size_t i = 0; i < types.size(); ++i) define(body.args[1 + i].get(), carried[i]);
+  emitBlock(body);
+  std::vector<Regs> next = terminatorValues(*body.terminator(), types, 0);
+  llvm::Value *ivNext = b.CreateAdd(iv, step);
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  b.CreateBr(header);
+  addIncoming(phis, {{ivNext}}, latch);
+  addIncoming(carried, next, latch);
+  b.SetInsertPoint(exit);
+  for (size_t i = 0; i < types.size(); ++i) define(op.results[i].get(), convertRegs(carried[i], types[i], op.results[i]->type, op.loc));
+}
+
+void Emitter::emitWhile(ir::Op &op) {
+  ir::Block &before = *op.regions[0]->block, &after = *op.regions[1]->block;
+  std::vector<ir::Type> beforeTypes = argTypes(before, 0), afterTypes = argTypes(after, 0);
+  std::vector<Regs> init;
+  for (size_t i = 0; i < beforeTypes.size(); ++i) init.push_back(regsAs(op.operands[i], beforeTypes[i]));
+  llvm::BasicBlock *pre = b.GetInsertBlock(), *condBB = newBlock(*this, "while.cond"),
+                   *loop = newBlock(*this, "while.body"), *exit = newBlock(*this, "while.exit");
+  b.CreateBr(condBB);
+  b.SetInsertPoint(condBB);
+  std::vector<Regs> carried = makePhis(*this, init, pre);
+  for (size_t i = 0; i < beforeTypes.size(); ++i) define(before.args[i].get(), carried[i]);
+  emitBlock(before);
+  ir::Op &condOp = *before.terminator();
+  llvm::Value *c = scalar(condOp.operands[0]);
+  std::vector<Regs> vals = terminatorValues(condOp, afterTypes, 1);
+  b.CreateCondBr(c, loop, exit);
+  b.SetInsertPoint(loop);
+  for (size_t i = 0; i < afterTypes.size(); ++i) define(after.args[i].get(), vals[i]);
+  emitBlock(after);
+  std::vector<Regs> next = terminatorValues(*after.terminator(), beforeTypes, 0);
+  addIncoming(carried, next, b.GetInsertBlock());
+  b.CreateBr(condBB);
+  b.SetInsertPoint(exit);
+  for (size_t i = 0; i < afterTypes.size(); ++i) define(op.results[i].get(), convertRegs(vals[i], afterTypes[i], op.results[i]->type, op.loc));
+}
+
+void Emitter::emitIf(ir::Op &op) {
+  std::vector<ir::Type> types;
+  for (auto &r : op.results) types.push_back(r->type);
+  llvm::Value *c = scalar(op.operands[0]);
+  llvm::BasicBlock *thenBB = newBlock(*this, "if.then"), *elseBB = newBlock(*this, "if.else"),
+                   *merge = newBlock(*this, "if.end");
+  b.CreateCondBr(c, thenBB, elseBB);
+  std::vector<Regs> vals[2];
+  llvm::BasicBlock *ends[2];
+  llvm::BasicBlock *starts[2] = {thenBB, elseBB};
+  for (int k = 0; k < 2; ++k) {
+    b.SetInsertPoint(starts[k]);
+    ir::Block &blk = *op.regions[k]->block;
+    emitBlock(blk);
+    if (blk.terminator() && blk.terminator()->kind == ir::OpKind::Yield) vals[k] = terminatorValues(*blk.terminator(), types, 0);
+    ends[k] = b.GetInsertBlock();
+    b.CreateBr(merge);
+  }
+  b.SetInsertPoint(merge);
+  for (size_t i = 0; i < types.size(); ++i) {
+    Regs out;
+    for (size_t r = 0; r < vals[0][i].size(); ++r) {
+      llvm::PHINode *p = b.CreatePHI(vals[0][i][r]->getType(), 2);
+      p->addIncoming(vals[0][i][r], ends[0]);
+      p->addIncoming(vals[1][i][r], ends[1]);
+      out.push_back(p);
+    }
+    define(op.results[i].get(), out);
+  }
+}
+
+// ---------------------------------------------------------------- debugging
+
+namespace {
+
+llvm::FunctionCallee vprintf(Emitter &e) {
+  auto *ptr = llvm::PointerType::get(e.ctx, 0);
+  return e.mod.getOrInsertFunction("vprintf", llvm::FunctionType::get(e.b.getInt32Ty(), {ptr, ptr}, false));
+}
+
+/// Calls vprintf(fmt, args...) with the arguments packed in a local buffer.
+void callPrintf(Emitter &e, const std::string &format, const std::vector<llvm::Value *> &args) {
+  llvm::Value *fmtStr = e.b.CreateGlobalStringPtr(format, "fmt", 0, &e.mod);
+  std::vector<llvm::Type *> tys;
+  for (llvm::Value *a : args) tys.push_back(a->getType());
+  auto *st = llvm::StructType::get(e.ctx, tys);
+  llvm::IRBuilder<> entry(&e.kernel->getEntryBlock(), e.kernel->getEntryBlock().begin());
+  llvm::Value *buf = entry.CreateAlloca(st);
+  for (size_t i = 0; i < args.size(); ++i) e.b.CreateStore(args[i], e.b.CreateStructGEP(st, buf, i));
+  llvm::Value *gen = e.b.CreateAddrSpaceCast(buf, llvm::PointerType::get(e.ctx, 0));
+  e.b.CreateCall(vprintf(e), {fmtStr, gen});
+}
+
+} // namespace
+
+void Emitter::emitPrint(ir::Op &op) {
+  std::string prefix = op.hasAttr("prefix") ? op.strAttr("prefix") : "";
+  if (!prefix.empty() && prefix.back() != ' ') prefix += ' ';
+  bool hex = op.hasAttr("hex") && op.boolAttr("hex");
+  llvm::Value *pid[3] = {sreg("ctaid.x"), sreg("ctaid.y"), sreg("ctaid.z")};
+  for (size_t o = 0; o < op.operands.size(); ++o) {
+    ir::Value *v = op.operands[o];
+    ElemType t = v->type.elem;
+    std::string operand = op.operands.size() > 1 ? fmt::format("(operand {}) ", o) : "";
+    std::string conv = hex || t.isPtr ? "0x%llx" : t.isFloat() ? "%.9g" : (isSigned(t.scalar) ? "%lld" : "%llu");
+    std::string escaped;
+    for (char c : prefix + operand) escaped += c == '%' ? std::string("%%") : std::string(1, c);
+    const Regs &r = regs(v);
+    std::vector<std::vector<llvm::Value *>> crd;
+    if (v->type.isTensor()) crd = coords(dist(v->type));
+    for (size_t k = 0; k < r.size(); ++k) {
+      std::vector<llvm::Value *> args(pid, pid + 3);
+      std::string idx;
+      if (v->type.isTensor()) {
+        for (size_t d = 0; d < crd[k].size(); ++d) {
+          idx += d ? ", %d" : "%d";
+          args.push_back(crd[k][d]);
+        }
+        idx = " idx (" + idx + ")";
+      }
+      llvm::Value *x = r[k];
+      if (hex || t.isPtr) x = t.isPtr ? b.CreatePtrToInt(x, b.getInt64Ty()) : b.CreateZExt(b.CreateBitCast(x, b.getIntNTy(bitWidth(t.scalar))), b.getInt64Ty());
+      else if (t.isFloat()) x = b.CreateFPExt(toF32(x, t.scalar), b.getDoubleTy());
+      else x = b.CreateIntCast(x, b.getInt64Ty(), isSigned(t.scalar));
+      args.push_back(x);
+      callPrintf(*this, "pid (%d, %d, %d)" + idx + " " + escaped + conv + "\n", args);
+    }
+  }
+}
+
+void Emitter::emitAssert(ir::Op &op) {
+  std::string msg = op.hasAttr("msg") ? op.strAttr("msg") : "assertion is false";
+  const Regs &r = regs(op.operands[0]);
+  llvm::Value *allOk = b.getTrue();
+  for (llvm::Value *v : r) allOk = b.CreateAnd(allOk, b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType())));
+  llvm::BasicBlock *failBB = newBlock(*this, "assert.fail"), *cont = newBlock(*this, "assert.ok");
+  b.CreateCondBr(allOk, cont, failBB);
+  b.SetInsertPoint(failBB);
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto fty = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, b.getInt32Ty(), ptr, b.getInt64Ty()}, false);
+  llvm::FunctionCallee af = mod.getOrInsertFunction("__assertfail", fty);
+  b.CreateCall(af, {b.CreateGlobalStringPtr(msg, "assert_msg", 0, &mod), b.CreateGlobalStringPtr(fn.name + ".tile", "assert_file", 0, &mod),
+                    i32(op.loc.line), b.CreateGlobalStringPtr(fn.name, "assert_func", 0, &mod), b.getInt64(1)});
+  b.CreateUnreachable();
+  b.SetInsertPoint(cont);
+}
+
+} // namespace tile::backend

@@ -1,0 +1,230 @@
+// ElementwiseToLLVM.cpp - constants, indices, program ids and every
+// elementwise op (arithmetic, casts, comparisons, select, addptr, math), one
+// register at a time, with the semantics of ir/Ops.def: f16/bf16 arithmetic
+// runs in f32 and rounds back (as the interpreter does); transcendental
+// functions use PTX's approximate instructions (ex2/lg2/sin/cos.approx,
+// about 2 ulp in f32) and are not available for f64.
+#include "backend/Emitter.h"
+
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <fmt/format.h>
+
+namespace tile::backend {
+
+using ir::OpKind;
+using llvm::Intrinsic::ID;
+
+namespace {
+
+bool isSignedInt(ElemType t) { return !t.isPtr && isInt(t.scalar) && isSigned(t.scalar); }
+
+} // namespace
+
+void Emitter::emitConstant(ir::Op &op) {
+  ir::Value *r = op.result();
+  llvm::Type *ty = llvmType(r->type.elem);
+  llvm::Value *c = nullptr;
+  const ir::Attr &a = op.attrs.at("value");
+  if (r->type.elem.isFloat())
+    c = llvm::ConstantFP::get(ty, std::holds_alternative<double>(a) ? std::get<double>(a) : (double)std::get<int64_t>(a));
+  else if (r->type.elem.isPtr)
+    c = llvm::ConstantExpr::getIntToPtr(b.getInt64(std::get<int64_t>(a)), ty);
+  else
+    c = llvm::ConstantInt::get(ty, std::holds_alternative<int64_t>(a) ? std::get<int64_t>(a) : (int64_t)std::get<bool>(a));
+  define(r, r->type.isTensor() ? Regs(dist(r->type).numRegs(), c) : Regs{c});
+}
+
+void Emitter::emitArange(ir::Op &op) {
+  ir::Value *r = op.result();
+  Regs out;
+  for (auto &c : coords(dist(r->type))) out.push_back(b.CreateAdd(c[0], i32(op.intAttr("start"))));
+  define(r, out);
+}
+
+void Emitter::emitProgramId(ir::Op &op) {
+  static const char *ids[] = {"ctaid.x", "ctaid.y", "ctaid.z"}, *counts[] = {"nctaid.x", "nctaid.y", "nctaid.z"};
+  int64_t axis = op.intAttr("axis");
+  if (axis < 0 || axis > 2) fail(op.loc, fmt::format("program axis {} is out of range 0..2", axis));
+  define(op.result(), {sreg(op.kind == OpKind::ProgramId ? ids[axis] : counts[axis])});
+}
+
+// ---------------------------------------------------------------- per register
+
+llvm::Value *Emitter::binaryScalar(const ir::Op &op, ElemType t, llvm::Value *x, llvm::Value *y) {
+  if (t.isFloat()) {
+    Scalar s = t.scalar;
+    x = toF32(x, s), y = toF32(y, s);
+    bool nan = op.hasAttr("propagate_nan") && op.boolAttr("propagate_nan");
+    llvm::Value *r = nullptr;
+    switch (op.kind) {
+    case OpKind::Add: r = b.CreateFAdd(x, y); break;
+    case OpKind::Sub: r = b.CreateFSub(x, y); break;
+    case OpKind::Mul: r = b.CreateFMul(x, y); break;
+    case OpKind::Div: r = b.CreateFDiv(x, y); break;
+    case OpKind::Rem: r = b.CreateFRem(x, y); break;
+    case OpKind::Min: r = b.CreateBinaryIntrinsic(nan ? llvm::Intrinsic::minimum : llvm::Intrinsic::minnum, x, y); break;
+    case OpKind::Max: r = b.CreateBinaryIntrinsic(nan ? llvm::Intrinsic::maximum : llvm::Intrinsic::maxnum, x, y); break;
+    default: fail(op.loc, fmt::format("'{}' is not defined on {}", ir::opName(op.kind), t.str()));
+    }
+    return fromF32(r, s);
+  }
+  bool sgn = isSignedInt(t);
+  unsigned bits = x->getType()->getIntegerBitWidth();
+  switch (op.kind) {
+  case OpKind::Add: return b.CreateAdd(x, y);
+  case OpKind::Sub: return b.CreateSub(x, y);
+  case OpKind::Mul: return b.CreateMul(x, y);
+  case OpKind::And: return b.CreateAnd(x, y);
+  case OpKind::Or: return b.CreateOr(x, y);
+  case OpKind::Xor: return b.CreateXor(x, y);
+  case OpKind::Div: case OpKind::Rem: {
+    if (!sgn) return op.kind == OpKind::Div ? b.CreateUDiv(x, y) : b.CreateURem(x, y);
+    // INT_MIN / -1 wraps and INT_MIN % -1 is 0, as in the interpreter (LLVM
+    // leaves them undefined).
+    llvm::Value *m1 = b.CreateICmpEQ(y, llvm::ConstantInt::getSigned(y->getType(), -1));
+    llvm::Value *safe = b.CreateSelect(m1, llvm::ConstantInt::get(y->getType(), 1), y);
+    if (op.kind == OpKind::Div) return b.CreateSelect(m1, b.CreateNeg(x), b.CreateSDiv(x, safe));
+    return b.CreateSelect(m1, llvm::ConstantInt::get(y->getType(), 0), b.CreateSRem(x, safe));
+  }
+  case OpKind::Shl: case OpKind::Shr: {
+    // Amounts read as unsigned; >= width shifts everything out (or gives the sign).
+    llvm::Value *big = b.CreateICmpUGE(y, llvm::ConstantInt::get(y->getType(), bits));
+    llvm::Value *amt = b.CreateSelect(big, llvm::ConstantInt::get(y->getType(), bits - 1), y);
+    if (op.kind == OpKind::Shr && sgn) return b.CreateAShr(x, amt);
+    llvm::Value *r = op.kind == OpKind::Shl ? b.CreateShl(x, amt) : b.CreateLShr(x, amt);
+    return b.CreateSelect(big, llvm::ConstantInt::get(x->getType(), 0), r);
+  }
+  case OpKind::Min: return b.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y);
+  case OpKind::Max: return b.CreateBinaryIntrinsic(sgn ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y);
+  default: fail(op.loc, fmt::format("'{}' is not defined on {}", ir::opName(op.kind), t.str()));
+  }
+}
+
+llvm::Value *Emitter::cmpScalar(const ir::Op &op, ElemType t, llvm::Value *x, llvm::Value *y) {
+  const std::string &p = op.strAttr("pred");
+  if (t.isFloat()) {
+    using P = llvm::CmpInst::Predicate;
+    P pr = p == "eq" ? P::FCMP_OEQ : p == "ne" ? P::FCMP_UNE : p == "lt" ? P::FCMP_OLT : p == "le" ? P::FCMP_OLE
+         : p == "gt" ? P::FCMP_OGT : P::FCMP_OGE;
+    return b.CreateFCmp(pr, x, y);
+  }
+  bool sgn = isSignedInt(t);
+  using P = llvm::CmpInst::Predicate;
+  P pr = p == "eq" ? P::ICMP_EQ : p == "ne" ? P::ICMP_NE
+       : p == "lt" ? (sgn ? P::ICMP_SLT : P::ICMP_ULT) : p == "le" ? (sgn ? P::ICMP_SLE : P::ICMP_ULE)
+       : p == "gt" ? (sgn ? P::ICMP_SGT : P::ICMP_UGT) : (sgn ? P::ICMP_SGE : P::ICMP_UGE);
+  return b.CreateICmp(pr, x, y);
+}
+
+llvm::Value *Emitter::castScalar(const ir::Op &op, ElemType from, ElemType to, llvm::Value *x) {
+  llvm::Type *ty = llvmType(to);
+  if (from == to) return x;
+  if (!to.isPtr && to.scalar == Scalar::I1) {
+    if (from.isFloat()) return b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
+    return b.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
+  }
+  if (from.isPtr || to.isPtr) fail(op.loc, fmt::format("cannot cast {} to {}", from.str(), to.str()));
+  if (from.isInt() && to.isInt()) return b.CreateIntCast(x, ty, isSignedInt(from));
+  if (from.isInt()) return isSignedInt(from) ? b.CreateSIToFP(x, ty) : b.CreateUIToFP(x, ty);
+  if (to.isInt()) {
+    // Saturating, NaN -> 0, as PTX cvt.rzi.sat.
+    ID id = isSigned(to.scalar) ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
+    llvm::Value *src = toF32(x, from.scalar);
+    return b.CreateIntrinsic(id, {ty, src->getType()}, {src});
+  }
+  if (isNarrowFloat(from.scalar) && isNarrowFloat(to.scalar)) return b.CreateFPTrunc(b.CreateFPExt(x, b.getFloatTy()), ty);
+  if (bitWidth(from.scalar) < bitWidth(to.scalar)) return b.CreateFPExt(x, ty);
+  return b.CreateFPTrunc(x, ty);
+}
+
+llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) {
+  if (op.kind == OpKind::Not) return b.CreateNot(x);
+  if (t.isInt()) {
+    if (op.kind == OpKind::Neg) return b.CreateNeg(x);
+    if (op.kind == OpKind::Abs) return isSignedInt(t) ? b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b.getFalse()) : x;
+    fail(op.loc, fmt::format("'{}' needs a float operand, got {}", ir::opName(op.kind), t.str()));
+  }
+  Scalar s = t.scalar;
+  bool f64 = s == Scalar::F64;
+  llvm::Value *f = toF32(x, s);
+  auto approx = [&](ID id, llvm::Value *v) -> llvm::Value * {
+    if (f64) fail(op.loc, fmt::format("'{}' on f64 is not supported by the gpu back end", ir::opName(op.kind)));
+    return b.CreateIntrinsic(id, {}, {v});
+  };
+  auto unary = [&](ID id) { return b.CreateUnaryIntrinsic(id, f); };
+  llvm::Value *r = nullptr;
+  switch (op.kind) {
+  case OpKind::Neg: r = b.CreateFNeg(f); break;
+  case OpKind::Abs: r = unary(llvm::Intrinsic::fabs); break;
+  case OpKind::Sqrt: r = unary(llvm::Intrinsic::sqrt); break;   // sqrt.rn
+  case OpKind::Rsqrt: r = b.CreateFDiv(llvm::ConstantFP::get(f->getType(), 1.0), unary(llvm::Intrinsic::sqrt)); break;
+  case OpKind::Floor: r = unary(llvm::Intrinsic::floor); break;
+  case OpKind::Ceil: r = unary(llvm::Intrinsic::ceil); break;
+  case OpKind::Exp2: r = approx(llvm::Intrinsic::nvvm_ex2_approx_f, f); break;
+  case OpKind::Exp:
+    r = approx(llvm::Intrinsic::nvvm_ex2_approx_f, b.CreateFMul(f, llvm::ConstantFP::get(f->getType(), 1.4426950408889634)));
+    break;
+  case OpKind::Log2: r = approx(llvm::Intrinsic::nvvm_lg2_approx_f, f); break;
+  case OpKind::Log:
+    r = b.CreateFMul(approx(llvm::Intrinsic::nvvm_lg2_approx_f, f), llvm::ConstantFP::get(f->getType(), 0.6931471805599453));
+    break;
+  case OpKind::Sin: r = approx(llvm::Intrinsic::nvvm_sin_approx_f, f); break;
+  case OpKind::Cos: r = approx(llvm::Intrinsic::nvvm_cos_approx_f, f); break;
+  default: fail(op.loc, fmt::format("unsupported elementwise op '{}'", ir::opName(op.kind)));
+  }
+  return fromF32(r, s);
+}
+
+// ---------------------------------------------------------------- per op
+
+void Emitter::emitElementwise(ir::Op &op) {
+  ir::Value *res = op.result();
+  const ir::Type &rt = res->type;
+  std::vector<Regs> in;
+  for (ir::Value *v : op.operands) {
+    // Operands keep their own element type; only the distribution follows the result.
+    ir::Type want = rt;
+    want.elem = v->type.elem;
+    in.push_back(regsAs(v, want));
+  }
+  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
+  ElemType t0 = op.operands.empty() ? rt.elem : op.operands[0]->type.elem;
+  Regs out;
+  for (size_t r = 0; r < n; ++r) {
+    llvm::Value *v = nullptr;
+    switch (op.kind) {
+    case OpKind::Cast: v = castScalar(op, t0, rt.elem, in[0][r]); break;
+    case OpKind::Bitcast: {
+      llvm::Type *ty = llvmType(rt.elem);
+      if (rt.elem.isPtr && !t0.isPtr) v = b.CreateIntToPtr(in[0][r], ty);
+      else if (!rt.elem.isPtr && t0.isPtr) v = b.CreatePtrToInt(in[0][r], ty);
+      else v = b.CreateBitCast(in[0][r], ty);
+      break;
+    }
+    case OpKind::Cmp: v = cmpScalar(op, t0, in[0][r], in[1][r]); break;
+    case OpKind::Select: v = b.CreateSelect(in[0][r], in[1][r], in[2][r]); break;
+    case OpKind::AddPtr: {
+      ElemType ot = op.operands[1]->type.elem;
+      llvm::Value *off = b.CreateIntCast(in[1][r], b.getInt64Ty(), isSignedInt(ot));
+      v = b.CreateGEP(memType(ElemType::of(rt.elem.scalar)), in[0][r], off);
+      break;
+    }
+    case OpKind::Fma: {
+      Scalar s = rt.elem.scalar;
+      if (!rt.elem.isFloat()) fail(op.loc, "fma needs float operands");
+      v = fromF32(b.CreateIntrinsic(llvm::Intrinsic::fma, {toF32(in[0][r], s)->getType()},
+                                    {toF32(in[0][r], s), toF32(in[1][r], s), toF32(in[2][r], s)}), s);
+      break;
+    }
+    default:
+      if (op.operands.size() == 2) v = binaryScalar(op, t0, in[0][r], in[1][r]);
+      else if (op.operands.size() == 1) v = unaryScalar(op, t0, in[0][r]);
+      else fail(op.loc, fmt::format("unsupported op '{}' in the gpu back end", ir::opName(op.kind)));
+    }
+    out.push_back(v);
+  }
+  define(res, out);
+}
+
+} // namespace tile::backend

@@ -1,0 +1,364 @@
+// Emitter.cpp - the emitter core: the kernel signature and metadata, the
+// value -> registers map, thread coordinates of registers, shared-memory
+// round trips and register remapping between layouts, and op dispatch.
+#include "backend/Emitter.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <fmt/format.h>
+
+namespace tile::backend {
+
+using ir::OpKind;
+
+namespace {
+
+bool sameBase(const gpu::DimBase &a, const gpu::DimBase &b) {
+  auto norm = [](gpu::DimBase d) {
+    if (d.laneMod == 1 || d.laneMul == 0) d.laneDiv = 1, d.laneMod = 1, d.laneMul = 0;
+    if (d.warpMod == 1 || d.warpMul == 0) d.warpDiv = 1, d.warpMod = 1, d.warpMul = 0;
+    return d;
+  };
+  gpu::DimBase x = norm(a), y = norm(b);
+  return x.laneDiv == y.laneDiv && x.laneMod == y.laneMod && x.laneMul == y.laneMul && x.warpDiv == y.warpDiv &&
+         x.warpMod == y.warpMod && x.warpMul == y.warpMul;
+}
+
+/// The vector width the fallback default layout uses: up to 4 elements per
+/// thread along the fastest dim when the tensor has that many per thread.
+int fallbackVec(const std::vector<int64_t> &shape, int numWarps) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return static_cast<int>(std::clamp<int64_t>(n / (numWarps * 32), 1, 4));
+}
+
+} // namespace
+
+bool Dist::operator==(const Dist &o) const {
+  if (shape != o.shape || offsets.size() != o.offsets.size() || bases.size() != o.bases.size()) return false;
+  for (size_t d = 0; d < bases.size(); ++d)
+    if (!sameBase(bases[d], o.bases[d])) return false;
+  for (size_t r = 0; r < offsets.size(); ++r)
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (offsets[r][d] % shape[d] != o.offsets[r][d] % shape[d]) return false;
+  return true;
+}
+
+Emitter::Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts)
+    : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()) {}
+
+// ---------------------------------------------------------------- values
+
+const Regs &Emitter::regs(ir::Value *v) const {
+  auto it = values_.find(v);
+  TILE_ASSERT(it != values_.end(), "value used before its definition in the llvm emitter");
+  return it->second;
+}
+
+llvm::Value *Emitter::scalar(ir::Value *v) const {
+  const Regs &r = regs(v);
+  TILE_ASSERT(r.size() == 1 && !v->type.isTensor(), "expected a scalar");
+  return r[0];
+}
+
+void Emitter::define(ir::Value *v, Regs r) {
+  TILE_ASSERT(v->type.isTensor() ? r.size() == dist(v->type).numRegs() : r.size() == 1, "register count mismatch");
+  values_[v] = std::move(r);
+}
+
+Regs Emitter::regsAs(ir::Value *v, const ir::Type &want) {
+  if (!want.isTensor()) return regs(v);
+  Dist to = dist(want);
+  if (!v->type.isTensor()) return Regs(to.numRegs(), scalar(v));
+  return convertRegs(regs(v), v->type, want, v->def ? v->def->loc : fn.loc);
+}
+
+Regs Emitter::convertRegs(const Regs &r, const ir::Type &fromType, const ir::Type &toType, Location loc) {
+  if (!toType.isTensor()) return r;
+  TILE_ASSERT(fromType.shape == toType.shape, "layout conversion between different shapes");
+  Dist from = dist(fromType), to = dist(toType);
+  if (from == to) return r;
+  std::vector<int> ident;
+  for (int d = 0; d < toType.rank(); ++d) ident.push_back(d);
+  if (auto m = remap(r, from, to, ident)) return *m;
+  return throughShared(r, from, to, memType(fromType.elem), loc);
+}
+
+// ---------------------------------------------------------------- types
+
+llvm::Type *Emitter::llvmType(ElemType e) {
+  if (e.isPtr) return llvm::PointerType::get(ctx, 1);
+  switch (e.scalar) {
+  case Scalar::I1: return b.getInt1Ty();
+  case Scalar::I8: case Scalar::U8: return b.getInt8Ty();
+  case Scalar::I16: case Scalar::U16: return b.getInt16Ty();
+  case Scalar::I32: case Scalar::U32: return b.getInt32Ty();
+  case Scalar::I64: case Scalar::U64: return b.getInt64Ty();
+  case Scalar::F16: return b.getHalfTy();
+  case Scalar::BF16: return b.getBFloatTy();
+  case Scalar::F32: return b.getFloatTy();
+  case Scalar::F64: return b.getDoubleTy();
+  }
+  TILE_ASSERT(false, "unknown scalar");
+  return nullptr;
+}
+
+llvm::Type *Emitter::memType(ElemType e) {
+  if (!e.isPtr && e.scalar == Scalar::I1) return b.getInt8Ty();
+  return llvmType(e);
+}
+
+Dist Emitter::dist(const ir::Type &t) const {
+  TILE_ASSERT(t.isTensor(), "dist of a scalar");
+  Dist d;
+  d.shape = t.shape;
+  std::shared_ptr<const ir::Layout> layout = t.layout;
+  // Fallback while the layout pass has not run: Triton's default layout.
+  if (!layout) layout = gpu::defaultBlocked(t.shape, opts.numWarps, fallbackVec(t.shape, opts.numWarps));
+  d.offsets = gpu::regOffsets(*layout, t.shape);
+  d.bases = gpu::dimBases(*layout);
+  TILE_ASSERT(d.bases.size() == t.shape.size(), "layout rank differs from the tensor's");
+  return d;
+}
+
+std::vector<std::vector<llvm::Value *>> Emitter::coords(const Dist &d) {
+  int rank = static_cast<int>(d.shape.size());
+  std::vector<llvm::Value *> base(rank);
+  std::vector<bool> wraps(rank);
+  for (int k = 0; k < rank; ++k) {
+    const gpu::DimBase &db = d.bases[k];
+    llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
+    llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+    base[k] = b.CreateAdd(l, w);
+    int64_t maxOff = 0;
+    for (const auto &o : d.offsets) maxOff = std::max(maxOff, o[k]);
+    wraps[k] = (db.laneMod - 1) * db.laneMul + (db.warpMod - 1) * db.warpMul + maxOff >= d.shape[k];
+  }
+  std::vector<std::vector<llvm::Value *>> out;
+  for (const auto &o : d.offsets) {
+    std::vector<llvm::Value *> c(rank);
+    for (int k = 0; k < rank; ++k) {
+      c[k] = b.CreateAdd(base[k], i32(o[k]));
+      if (wraps[k]) c[k] = b.CreateAnd(c[k], i32(d.shape[k] - 1));   // shapes are powers of two
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Regs Emitter::linearIndex(const Dist &d) {
+  Regs out;
+  for (auto &c : coords(d)) {
+    llvm::Value *idx = i32(0);
+    for (size_t k = 0; k < c.size(); ++k) idx = b.CreateAdd(b.CreateMul(idx, i32(d.shape[k])), c[k]);
+    out.push_back(idx);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- threads, shared memory
+
+llvm::Value *Emitter::sreg(const char *name) {
+  static const std::map<std::string, llvm::Intrinsic::ID> ids = {
+      {"tid.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},       {"ctaid.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+      {"ctaid.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},   {"ctaid.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+      {"nctaid.x", llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x}, {"nctaid.y", llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_y},
+      {"nctaid.z", llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_z}};
+  return b.CreateIntrinsic(ids.at(name), {}, {});
+}
+
+llvm::Value *Emitter::smemBase() {
+  if (!smem_) {
+    auto *ty = llvm::ArrayType::get(b.getInt8Ty(), 0);
+    smem_ = new llvm::GlobalVariable(mod, ty, false, llvm::GlobalValue::ExternalLinkage, nullptr, "global_smem",
+                                     nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    smem_->setAlignment(llvm::Align(16));
+  }
+  return smem_;
+}
+
+void Emitter::barrier() { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+
+void Emitter::needShared(int64_t bytes, Location loc) {
+  sharedBytes = std::max(sharedBytes, bytes);
+  int64_t limit = opts.arch.rfind("sm_9", 0) == 0 ? 232448 : opts.arch == "sm_80" || opts.arch == "sm_87" ? 166912 : 101376;
+  if (sharedBytes > limit)
+    fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", sharedBytes, opts.arch, limit));
+}
+
+void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
+  Regs idx = linearIndex(from);
+  llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
+  for (size_t i = 0; i < r.size(); ++i) {
+    llvm::Value *v = r[i]->getType() == ty ? r[i] : b.CreateZExt(r[i], ty);
+    b.CreateStore(v, b.CreateGEP(ty, p0, idx[i]));
+  }
+}
+
+llvm::Value *Emitter::loadShared(llvm::Value *index, llvm::Type *ty, int64_t base) {
+  llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
+  return b.CreateLoad(ty, b.CreateGEP(ty, p0, index));
+}
+
+Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc) {
+  int64_t n = 1;
+  for (int64_t s : from.shape) n *= s;
+  needShared(n * (int64_t)mod.getDataLayout().getTypeAllocSize(ty), loc);
+  llvm::Type *regTy = r.empty() ? ty : r[0]->getType();
+  barrier();   // earlier readers of the buffer are done
+  storeShared(r, from, ty, 0);
+  barrier();
+  Regs out;
+  for (llvm::Value *idx : linearIndex(to)) {
+    llvm::Value *v = loadShared(idx, ty, 0);
+    out.push_back(regTy == ty ? v : b.CreateTrunc(v, regTy));
+  }
+  return out;
+}
+
+std::optional<Regs> Emitter::remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap) {
+  for (size_t j = 0; j < to.shape.size(); ++j) {
+    int i = dimMap[j];
+    if (i < 0) continue;
+    if (from.shape[i] != to.shape[j] || !sameBase(from.bases[i], to.bases[j])) return std::nullopt;
+  }
+  // Every from-dim of size > 1 must feed some to-dim.
+  for (size_t i = 0; i < from.shape.size(); ++i)
+    if (from.shape[i] > 1 && std::find(dimMap.begin(), dimMap.end(), (int)i) == dimMap.end()) return std::nullopt;
+  Regs out;
+  for (const auto &to_off : to.offsets) {
+    std::optional<size_t> found;
+    for (size_t s = 0; s < from.offsets.size() && !found; ++s) {
+      bool ok = true;
+      for (size_t j = 0; j < to.shape.size() && ok; ++j) {
+        int i = dimMap[j];
+        if (i >= 0) ok = from.offsets[s][i] % from.shape[i] == to_off[j] % to.shape[j];
+      }
+      if (ok) found = s;
+    }
+    if (!found) return std::nullopt;
+    out.push_back(r[*found]);
+  }
+  return out;
+}
+
+Regs Emitter::countedLoop(int64_t start, int64_t end, const Regs &init,
+                          const std::function<Regs(llvm::Value *, const Regs &)> &body) {
+  if (start >= end) return init;
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  auto *loop = llvm::BasicBlock::Create(ctx, "k.loop", pre->getParent());
+  auto *exit = llvm::BasicBlock::Create(ctx, "k.exit", pre->getParent());
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *k = b.CreatePHI(b.getInt32Ty(), 2);
+  k->addIncoming(i32(start), pre);
+  Regs cur;
+  for (llvm::Value *v : init) {
+    llvm::PHINode *p = b.CreatePHI(v->getType(), 2);
+    p->addIncoming(v, pre);
+    cur.push_back(p);
+  }
+  Regs next = body(k, cur);
+  llvm::Value *kNext = b.CreateAdd(k, i32(1));
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  k->addIncoming(kNext, latch);
+  for (size_t i = 0; i < cur.size(); ++i) llvm::cast<llvm::PHINode>(cur[i])->addIncoming(next[i], latch);
+  b.CreateCondBr(b.CreateICmpSLT(kNext, i32(end)), loop, exit);
+  b.SetInsertPoint(exit);
+  return next;
+}
+
+// ---------------------------------------------------------------- inline PTX, floats
+
+llvm::Value *Emitter::inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                                llvm::ArrayRef<llvm::Value *> ins) {
+  std::vector<llvm::Type *> tys;
+  for (llvm::Value *v : ins) tys.push_back(v->getType());
+  auto *fty = llvm::FunctionType::get(ret ? ret : b.getVoidTy(), tys, false);
+  if (llvm::Error e = llvm::InlineAsm::verify(fty, constraints)) {
+    std::string msg = llvm::toString(std::move(e));
+    TILE_ASSERT(false, msg.c_str());
+  }
+  auto *ia = llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true);
+  return b.CreateCall(ia, ins);
+}
+
+llvm::Value *Emitter::toF32(llvm::Value *v, Scalar s) { return isNarrowFloat(s) ? b.CreateFPExt(v, b.getFloatTy()) : v; }
+
+llvm::Value *Emitter::fromF32(llvm::Value *v, Scalar s) {
+  return isNarrowFloat(s) ? b.CreateFPTrunc(v, llvmType(ElemType::of(s))) : v;
+}
+
+// ---------------------------------------------------------------- dispatch
+
+void Emitter::emitBlock(ir::Block &blk) {
+  for (auto &op : blk.ops) emitOp(*op);
+}
+
+void Emitter::emitOp(ir::Op &op) {
+  switch (op.kind) {
+  case OpKind::Constant: return emitConstant(op);
+  case OpKind::Arange: return emitArange(op);
+  case OpKind::ProgramId: case OpKind::NumPrograms: return emitProgramId(op);
+  case OpKind::Splat: return emitSplat(op);
+  case OpKind::Broadcast: return emitBroadcast(op);
+  case OpKind::ExpandDims: return emitExpandDims(op);
+  case OpKind::Reshape: case OpKind::Permute: case OpKind::ConvertLayout: return emitViaShared(op);
+  case OpKind::Load: return emitLoad(op);
+  case OpKind::Store: return emitStore(op);
+  case OpKind::Dot: return emitDot(op);
+  case OpKind::Reduce: return emitReduce(op);
+  case OpKind::For: return emitFor(op);
+  case OpKind::While: return emitWhile(op);
+  case OpKind::If: return emitIf(op);
+  case OpKind::Yield: case OpKind::Condition: return;   // read by the parent op
+  case OpKind::Print: return emitPrint(op);
+  case OpKind::Assert: return emitAssert(op);
+  default: return emitElementwise(op);
+  }
+}
+
+// ---------------------------------------------------------------- kernel
+
+int Emitter::emitKernel() {
+  std::vector<llvm::Type *> params;
+  for (auto &a : fn.entry().args) {
+    if (a->type.isTensor()) fail(fn.loc, "kernel parameters must be scalars or pointers");
+    params.push_back(llvmType(a->type.elem));
+  }
+  auto *fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+  kernel = llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage, fn.name, mod);
+  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  for (size_t i = 0; i < fn.entry().args.size(); ++i) {
+    llvm::Argument *arg = kernel->getArg(i);
+    if (i < fn.paramNames.size()) arg->setName(fn.paramNames[i]);
+    int64_t div = i < fn.paramDivisibility.size() ? fn.paramDivisibility[i] : 1;
+    if (fn.entry().args[i]->type.elem.isPtr && div >= 16) arg->addAttr(llvm::Attribute::getWithAlignment(ctx, llvm::Align(16)));
+  }
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", kernel));
+  tid = sreg("tid.x");
+  lane = b.CreateURem(tid, i32(32));
+  warp = b.CreateUDiv(tid, i32(32));
+  for (size_t i = 0; i < fn.entry().args.size(); ++i) values_[fn.entry().args[i].get()] = {kernel->getArg(i)};
+  emitBlock(fn.entry());
+  b.CreateRetVoid();
+
+  llvm::NamedMDNode *ann = mod.getOrInsertNamedMetadata("nvvm.annotations");
+  auto md = [&](const char *key, int v) {
+    llvm::Metadata *ops[] = {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(ctx, key),
+                             llvm::ValueAsMetadata::get(b.getInt32(v))};
+    ann->addOperand(llvm::MDNode::get(ctx, ops));
+  };
+  md("kernel", 1);
+  md("maxntidx", opts.numWarps * 32);
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(mod, &os)) TILE_ASSERT(false, ("invalid llvm ir emitted: " + err).c_str());
+  return static_cast<int>(sharedBytes);
+}
+
+} // namespace tile::backend

@@ -1,0 +1,149 @@
+// Emitter.h - the core of the LLVM IR emission (private to compiler/backend):
+// maps each tile IR value to its per-thread registers and holds the helpers
+// that the per-family lowering files (*ToLLVM.cpp) share.
+//
+// A tensor value is a Regs vector, one llvm::Value per register in the order
+// of gpu::regOffsets for its layout; a scalar is one (uniform) value. Every
+// register's coordinates follow from its Dist (offsets + thread bases).
+#pragma once
+
+#include "backend/Codegen.h"
+#include "gpu/Layouts.h"
+#include "ir/IR.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace tile::backend {
+
+using Regs = std::vector<llvm::Value *>;
+
+/// Where the registers of a tensor live: per register the compile-time
+/// offsets, per dim the thread-dependent base (Layouts.h).
+struct Dist {
+  std::vector<int64_t> shape;
+  std::vector<std::vector<int64_t>> offsets;
+  std::vector<gpu::DimBase> bases;
+  size_t numRegs() const { return offsets.size(); }
+  bool operator==(const Dist &o) const;
+};
+
+class Emitter {
+public:
+  Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts);
+  /// Emits the kernel function into the module; returns the bytes of
+  /// dynamic shared memory it uses.
+  int emitKernel();
+
+  // ---- values
+  llvm::LLVMContext &ctx;
+  llvm::Module &mod;
+  const ir::Function &fn;
+  TargetOptions opts;
+  llvm::IRBuilder<> b;
+
+  const Regs &regs(ir::Value *v) const;
+  llvm::Value *scalar(ir::Value *v) const;
+  void define(ir::Value *v, Regs r);
+  /// Registers of v laid out as `want` (same shape): v's own registers when
+  /// the distributions agree, a compile-time remap when possible, else a
+  /// round trip through shared memory. Scalars are splatted.
+  Regs regsAs(ir::Value *v, const ir::Type &want);
+  /// Registers laid out as `from` re-laid out as `to` (same shape).
+  Regs convertRegs(const Regs &r, const ir::Type &from, const ir::Type &to, Location loc);
+
+  // ---- types and layouts
+  llvm::Type *llvmType(ElemType e);
+  llvm::Type *memType(ElemType e);   ///< i1 is stored as a byte
+  Dist dist(const ir::Type &t) const;
+  /// Per register, per dim: the i32 coordinate.
+  std::vector<std::vector<llvm::Value *>> coords(const Dist &d);
+  /// Row-major linear index (i32) of each register.
+  Regs linearIndex(const Dist &d);
+
+  // ---- threads and shared memory
+  llvm::Value *lane = nullptr, *warp = nullptr, *tid = nullptr;
+  llvm::Value *sreg(const char *name);
+  llvm::Value *smemBase();
+  void barrier();
+  /// Reserves `bytes` of shared memory for the current use (uses are
+  /// separated by barriers, so every one starts at offset 0).
+  void needShared(int64_t bytes, Location loc);
+  /// Stores regs (laid out as `from`) to shared memory at their row-major
+  /// index, at byte offset `base`; no barrier.
+  void storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base);
+  /// Loads the element at a row-major index from shared memory.
+  llvm::Value *loadShared(llvm::Value *index, llvm::Type *ty, int64_t base);
+  Regs throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc);
+  /// Register remapping when every `to` register is some `from` register in
+  /// every thread; dimMap[j] is the `from` dim feeding `to` dim j (-1: none,
+  /// the from-dim has size 1 or is absent). Empty when impossible.
+  std::optional<Regs> remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap);
+
+  /// A counted loop k = start..end-1 carrying `init`; body(k, current)
+  /// returns the next values. Returns the values after the loop.
+  Regs countedLoop(int64_t start, int64_t end, const Regs &init,
+                   const std::function<Regs(llvm::Value *, const Regs &)> &body);
+
+  // ---- inline PTX
+  llvm::Value *inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                         llvm::ArrayRef<llvm::Value *> ins);
+
+  // ---- arithmetic helpers shared by the families
+  llvm::Value *i32(int64_t v) { return b.getInt32(static_cast<uint32_t>(v)); }
+  llvm::Value *toF32(llvm::Value *v, Scalar s);
+  llvm::Value *fromF32(llvm::Value *v, Scalar s);
+  bool isNarrowFloat(Scalar s) const { return s == Scalar::F16 || s == Scalar::BF16; }
+
+  // ---- lowering
+  void emitBlock(ir::Block &blk);
+  void emitOp(ir::Op &op);
+  // ElementwiseToLLVM.cpp
+  void emitConstant(ir::Op &op);
+  void emitArange(ir::Op &op);
+  void emitProgramId(ir::Op &op);
+  void emitElementwise(ir::Op &op);
+  llvm::Value *binaryScalar(const ir::Op &op, ElemType t, llvm::Value *a, llvm::Value *c);
+  llvm::Value *unaryScalar(const ir::Op &op, ElemType t, llvm::Value *a);
+  llvm::Value *castScalar(const ir::Op &op, ElemType from, ElemType to, llvm::Value *a);
+  llvm::Value *cmpScalar(const ir::Op &op, ElemType t, llvm::Value *a, llvm::Value *c);
+  // LoadStoreToLLVM.cpp
+  void emitLoad(ir::Op &op);
+  void emitStore(ir::Op &op);
+  // ShapeOpsToLLVM.cpp
+  void emitSplat(ir::Op &op);
+  void emitBroadcast(ir::Op &op);
+  void emitExpandDims(ir::Op &op);
+  void emitViaShared(ir::Op &op);   ///< convert_layout, reshape, permute
+  // ReduceToLLVM.cpp
+  void emitReduce(ir::Op &op);
+  // DotToLLVM.cpp
+  void emitDot(ir::Op &op);
+  // ControlFlowToLLVM.cpp
+  void emitFor(ir::Op &op);
+  void emitWhile(ir::Op &op);
+  void emitIf(ir::Op &op);
+  void emitPrint(ir::Op &op);
+  void emitAssert(ir::Op &op);
+  /// Values of a region's terminator (yield/condition), in its block's
+  /// current state; registers laid out as `types`.
+  std::vector<Regs> terminatorValues(ir::Op &term, const std::vector<ir::Type> &types, size_t first);
+
+  llvm::Function *kernel = nullptr;
+  int64_t sharedBytes = 0;
+
+private:
+  std::map<ir::Value *, Regs> values_;
+  llvm::GlobalVariable *smem_ = nullptr;
+};
+
+
+
+
+
+} // namespace tile::backend

@@ -1,0 +1,163 @@
+// TargetToPTX.cpp - the NVPTX side: the TargetMachine for an arch, the
+// kernel module, LLVM's O3 pipeline, PTX emission and ptxas (cubin).
+#include "backend/Codegen.h"
+#include "backend/Emitter.h"
+#include "backend/LLVMInfo.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <unistd.h>
+
+extern "C" void LLVMInitializeNVPTXAsmPrinter();
+
+namespace tile::backend {
+
+namespace {
+
+const char *kTriple = "nvptx64-nvidia-cuda";
+
+/// PTX ISA version features accepted by LLVM 19 and ptxas 13 per arch.
+std::string ptxFeatures(const std::string &arch) {
+  if (arch.rfind("sm_9", 0) == 0) return "+ptx80";
+  if (arch == "sm_89") return "+ptx78";
+  return "+ptx75";
+}
+
+void initOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    nvptxTargetAvailable();
+    LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit shared pointers (as Triton); must precede the TargetMachine.
+    const char *args[] = {"tilec", "-nvptx-short-ptr"};
+    llvm::cl::ParseCommandLineOptions(2, args, "", &llvm::errs());
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string &arch, Location loc) {
+  initOnce();
+  static const char *known[] = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
+  if (std::find(std::begin(known), std::end(known), arch) == std::end(known))
+    fail(loc, fmt::format("unsupported gpu architecture '{}' (supported: sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)", arch));
+  std::string err;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(kTriple, err);
+  if (!t) fail(loc, "nvptx target unavailable: " + err);
+  llvm::TargetOptions to;
+  return std::unique_ptr<llvm::TargetMachine>(
+      t->createTargetMachine(kTriple, arch, ptxFeatures(arch), to, llvm::Reloc::PIC_, std::nullopt,
+                             llvm::CodeGenOptLevel::Aggressive));
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
+}
+
+std::string print(const llvm::Module &m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  m.print(os, nullptr);
+  return s;
+}
+
+std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const ir::Function &fn,
+                                    const TargetOptions &opts, int *sharedBytes) {
+  auto m = std::make_unique<llvm::Module>(fn.name, ctx);
+  m->setTargetTriple(kTriple);
+  m->setDataLayout(tm.createDataLayout());
+  Emitter e(*m, fn, opts);
+  int smem = e.emitKernel();
+  if (sharedBytes) *sharedBytes = smem;
+  return m;
+}
+
+} // namespace
+
+std::string emitLLVM(const ir::Function &fn, const TargetOptions &opts, bool opt) {
+  auto tm = makeTargetMachine(opts.arch, fn.loc);
+  llvm::LLVMContext ctx;
+  auto m = build(ctx, *tm, fn, opts, nullptr);
+  if (opt) optimize(*m, *tm);
+  return print(*m);
+}
+
+KernelBinary compileToPTX(const ir::Function &fn, const TargetOptions &opts) {
+  auto tm = makeTargetMachine(opts.arch, fn.loc);
+  llvm::LLVMContext ctx;
+  KernelBinary kb;
+  kb.name = fn.name;
+  kb.numWarps = opts.numWarps;
+  auto m = build(ctx, *tm, fn, opts, &kb.sharedBytes);
+  optimize(*m, *tm);
+  kb.llvmIR = print(*m);
+  llvm::SmallString<0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    fail(fn.loc, "the nvptx target cannot emit ptx");
+  pm.run(*m);
+  kb.ptx = std::string(buf.str());
+  return kb;
+}
+
+// ---------------------------------------------------------------- ptxas
+
+namespace {
+
+std::string findPtxas() {
+  if (const char *path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    std::string dir;
+    while (std::getline(ss, dir, ':'))
+      if (!dir.empty() && access((dir + "/ptxas").c_str(), X_OK) == 0) return dir + "/ptxas";
+  }
+  if (access("/usr/local/cuda/bin/ptxas", X_OK) == 0) return "/usr/local/cuda/bin/ptxas";
+  return "";
+}
+
+std::string readFile(const std::filesystem::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+} // namespace
+
+std::string ptxToCubin(const std::string &ptx, const std::string &arch) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty()) fail(Location{}, "ptxas not found (looked in PATH and /usr/local/cuda/bin)");
+  char dirTemplate[] = "/tmp/tilec-ptxas-XXXXXX";
+  if (!mkdtemp(dirTemplate)) fail(Location{}, "cannot create a temporary directory for ptxas");
+  std::filesystem::path dir(dirTemplate);
+  std::ofstream(dir / "k.ptx", std::ios::binary) << ptx;
+  std::string cmd = fmt::format("'{}' -arch={} -o '{}' '{}' 2> '{}'", ptxas, arch, (dir / "k.cubin").string(),
+                                (dir / "k.ptx").string(), (dir / "err.txt").string());
+  int rc = std::system(cmd.c_str());
+  std::string cubin = readFile(dir / "k.cubin"), err = readFile(dir / "err.txt");
+  std::filesystem::remove_all(dir);
+  if (rc != 0) fail(Location{}, "ptxas failed:\n" + err);
+  return cubin;
+}
+
+} // namespace tile::backend

@@ -1,0 +1,48 @@
+#!/bin/bash
+# check_ptxas.sh TILEC SRCROOT - emits PTX for every dsl_examples kernel with
+# the signatures its host code launches it with, and assembles each with
+# `ptxas -arch=sm_90a`. Skips (exit 0 with a message) when ptxas is absent.
+set -u
+TILEC=$1
+ROOT=$2
+PTXAS=$(command -v ptxas || true)
+[ -z "$PTXAS" ] && [ -x /usr/local/cuda/bin/ptxas ] && PTXAS=/usr/local/cuda/bin/ptxas
+if [ -z "$PTXAS" ]; then
+  echo "ptxas not found: skipping"
+  exit 0
+fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+COUNT=0
+# file | kernel | signature | constexprs (-D ...) | num warps
+while IFS='|' read -r file kernel sig defs warps; do
+  [ -z "$file" ] && continue
+  COUNT=$((COUNT + 1))
+  name="$kernel.$COUNT"
+  # shellcheck disable=SC2086
+  if ! "$TILEC" compile "$ROOT/dsl_examples/$file" -k "$kernel" -s "$sig" $defs --num-warps "$warps" \
+      --emit ptx -o "$TMP/$name.ptx" 2> "$TMP/$name.err"; then
+    echo "FAIL tilec: $file $kernel $sig $defs"; cat "$TMP/$name.err"; FAILED=1; continue
+  fi
+  if ! "$PTXAS" -arch=sm_90a -o "$TMP/$name.cubin" "$TMP/$name.ptx" 2> "$TMP/$name.err"; then
+    echo "FAIL ptxas: $file $kernel $sig $defs"; cat "$TMP/$name.err"; FAILED=1; continue
+  fi
+  echo "ok   $file $kernel $sig $defs"
+done <<'TABLE'
+vector_add.tile|add_kernel|*fp32:16,*fp32:16,*fp32:16,i32|-D BLOCK_SIZE=1024|4
+vector_add.tile|add_kernel|*fp16:16,*fp16:16,*fp16:16,i32|-D BLOCK_SIZE=1024|4
+vector_add.tile|add_kernel|*i32:16,*i32:16,*i32:16,i32|-D BLOCK_SIZE=1024|4
+vector_add.tile|add_kernel|*fp32,*fp32,*fp32,i32|-D BLOCK_SIZE=1024|4
+softmax.tile|softmax_kernel|*fp32:16,*fp32:16,i32,i32,i32,i32|-D BLOCK_SIZE=1024|4
+softmax.tile|softmax_kernel|*fp16:16,*fp16:16,i32,i32,i32,i32|-D BLOCK_SIZE=128|4
+transpose.tile|transpose_kernel|*fp32:16,*fp32:16,i32,i32,i32,i32,i32,i32|-D BLOCK_M=32 -D BLOCK_N=32|4
+transpose.tile|transpose_kernel|*fp32,*fp32,i32,i32,i32,i32,i32,i32|-D BLOCK_M=16 -D BLOCK_N=64|4
+lesson2_matmul.tile|tile_fill_kernel|*fp32,i32,i32|-D BLOCK_M=16 -D BLOCK_N=16|4
+lesson2_matmul.tile|matmul_kernel|*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D N_ITERS=4 -D BLOCK_M=16 -D BLOCK_N=16 -D BLOCK_K=16|4
+lesson2_matmul.tile|matmul_kernel|*fp16,*fp16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D N_ITERS=5 -D BLOCK_M=16 -D BLOCK_N=16 -D BLOCK_K=16|4
+lesson2_matmul.tile|matmul_kernel|*bf16,*bf16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D N_ITERS=2 -D BLOCK_M=16 -D BLOCK_N=16 -D BLOCK_K=16|4
+lesson2_matmul.tile|transpose_kernel|*fp32,*fp32,i32,i32,i32,i32,i32,i32|-D BLOCK_M=16 -D BLOCK_N=16|4
+TABLE
+[ "$FAILED" = 0 ] && echo "all $COUNT kernels assembled"
+exit $FAILED
