@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# run_on_gpu.sh - the GPU test-and-bench sequence, run in one call on the
+# H200 (see docs/gpu-testing.md): the driver runtime's tests, every example
+# and every tests/gpu program on the GPU with each launch checked against
+# the interpreter, then the side-by-side benchmark. Logs go to $OUT.
+#   usage: tests/gpu/run_on_gpu.sh BUILD_DIR [--no-bench]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+out=${OUT:-/tmp/tile-gpu-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+  "$build/bin/tilec" --version
+} > "$out/env.txt" 2>&1
+"$build/tests/cuda_tests" > "$out/cuda_tests.txt" 2>&1
+echo "cuda_tests exit $?" | tee -a "$out/summary.txt"
+pass=0; fail=0
+for f in "$root"/dsl_examples/*.tile "$root"/tests/gpu/*.tile; do
+  echo "== $f" >> "$out/gpu_programs.txt"
+  if timeout 300 "$build/bin/tilec" run --check-gpu "$f" >> "$out/gpu_programs.txt" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $(basename "$f")" >> "$out/summary.txt"
+  else
+    fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
+  fi
+done
+echo "gpu programs: $pass passed, $fail failed" | tee -a "$out/summary.txt"
+if [ "${2:-}" != "--no-bench" ]; then
+  "$root/bench/gpu/run_h200.sh" "$build" "$out" > /dev/null 2>&1
+  echo "bench exit $?" >> "$out/summary.txt"
+fi
+cat "$out/summary.txt"
