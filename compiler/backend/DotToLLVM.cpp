@@ -19,7 +19,7 @@ void Emitter::emitDot(ir::Op &op) {
   int64_t bytesA = M * K * (int64_t)mod.getDataLayout().getTypeAllocSize(ta);
   int64_t offB = (bytesA + 15) / 16 * 16;
   needShared(offB + K * N * (int64_t)mod.getDataLayout().getTypeAllocSize(tb), op.loc);
-  barrier();
+  beginSharedUse();
   storeShared(regs(a), dist(a->type), ta, 0);
   storeShared(regs(bv), dist(bv->type), tb, offB);
   barrier();
@@ -41,8 +41,7 @@ void Emitter::emitDot(ir::Op &op) {
     }
     return next;
   });
-  barrier();
-  define(res, fin);
+  define(res, fin);   // no trailing barrier: see beginSharedUse
 }
 
 } // namespace tile::backend

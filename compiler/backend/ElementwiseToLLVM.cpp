@@ -3,12 +3,16 @@
 // register at a time, with the semantics of ir/Ops.def: f16/bf16 arithmetic
 // runs in f32 and rounds back (as the interpreter does); transcendental
 // functions use PTX's approximate instructions (ex2/lg2/sin/cos.approx,
-// about 2 ulp in f32) and are not available for f64.
+// about 2 ulp in f32); in f64 they call libdevice (__nv_exp, ..., a few ulp;
+// Libdevice.cpp links it). sqrt and rsqrt (1 / sqrt, as the interpreter)
+// are correctly rounded in every type.
 #include "backend/Emitter.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <fmt/format.h>
+
+#include <map>
 
 namespace tile::backend {
 
@@ -148,10 +152,13 @@ llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) 
   Scalar s = t.scalar;
   bool f64 = s == Scalar::F64;
   llvm::Value *f = toF32(x, s);
-  auto approx = [&](ID id, llvm::Value *v) -> llvm::Value * {
-    if (f64) fail(op.loc, fmt::format("'{}' on f64 is not supported by the gpu back end", ir::opName(op.kind)));
-    return b.CreateIntrinsic(id, {}, {v});
-  };
+  auto approx = [&](ID id, llvm::Value *v) -> llvm::Value * { return b.CreateIntrinsic(id, {}, {v}); };
+  if (f64) {
+    static const std::map<OpKind, const char *> nv = {{OpKind::Exp, "__nv_exp"}, {OpKind::Exp2, "__nv_exp2"},
+                                                      {OpKind::Log, "__nv_log"}, {OpKind::Log2, "__nv_log2"},
+                                                      {OpKind::Sin, "__nv_sin"}, {OpKind::Cos, "__nv_cos"}};
+    if (auto it = nv.find(op.kind); it != nv.end()) return libdeviceCall(it->second, f, op);
+  }
   auto unary = [&](ID id) { return b.CreateUnaryIntrinsic(id, f); };
   llvm::Value *r = nullptr;
   switch (op.kind) {

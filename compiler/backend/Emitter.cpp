@@ -181,7 +181,14 @@ llvm::Value *Emitter::smemBase() {
   return smem_;
 }
 
-void Emitter::barrier() { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+void Emitter::barrier() {
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+  smemClean = true;
+}
+
+void Emitter::beginSharedUse() {
+  if (!smemClean) barrier();   // earlier readers of the buffer are done
+}
 
 void Emitter::needShared(int64_t bytes, Location loc) {
   sharedBytes = std::max(sharedBytes, bytes);
@@ -193,6 +200,7 @@ void Emitter::needShared(int64_t bytes, Location loc) {
 void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
   Regs idx = linearIndex(from);
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
+  smemClean = false;
   for (size_t i = 0; i < r.size(); ++i) {
     llvm::Value *v = r[i]->getType() == ty ? r[i] : b.CreateZExt(r[i], ty);
     b.CreateStore(v, b.CreateGEP(ty, p0, idx[i]));
@@ -201,6 +209,7 @@ void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64
 
 llvm::Value *Emitter::loadShared(llvm::Value *index, llvm::Type *ty, int64_t base) {
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
+  smemClean = false;
   return b.CreateLoad(ty, b.CreateGEP(ty, p0, index));
 }
 
@@ -209,7 +218,7 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   for (int64_t s : from.shape) n *= s;
   needShared(n * (int64_t)mod.getDataLayout().getTypeAllocSize(ty), loc);
   llvm::Type *regTy = r.empty() ? ty : r[0]->getType();
-  barrier();   // earlier readers of the buffer are done
+  beginSharedUse();
   storeShared(r, from, ty, 0);
   barrier();
   Regs out;
@@ -312,9 +321,15 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Store: return emitStore(op);
   case OpKind::Dot: return emitDot(op);
   case OpKind::Reduce: return emitReduce(op);
-  case OpKind::For: return emitFor(op);
-  case OpKind::While: return emitWhile(op);
-  case OpKind::If: return emitIf(op);
+  case OpKind::For: case OpKind::While: case OpKind::If:
+    // Conservative for the barrier invariant (beginSharedUse): a region may
+    // run after shared loads of an earlier iteration or of the other branch.
+    smemClean = false;
+    if (op.kind == OpKind::For) emitFor(op);
+    else if (op.kind == OpKind::While) emitWhile(op);
+    else emitIf(op);
+    smemClean = false;
+    return;
   case OpKind::Yield: case OpKind::Condition: return;   // read by the parent op
   case OpKind::Print: return emitPrint(op);
   case OpKind::Assert: return emitAssert(op);

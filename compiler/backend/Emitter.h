@@ -70,7 +70,18 @@ public:
   llvm::Value *lane = nullptr, *warp = nullptr, *tid = nullptr;
   llvm::Value *sreg(const char *name);
   llvm::Value *smemBase();
+  /// bar.sync; shared memory is then "clean" (no access since a barrier).
   void barrier();
+  /// Starts a use of shared memory (before its first store). Barrier
+  /// invariant: every use is store(s) -> barrier -> load(s) at offset 0, and
+  /// needs no earlier thread still reading the buffer when it stores. So a
+  /// use starts with a barrier unless no shared access has happened since
+  /// the last barrier on every path to here (smemClean); a use ends with no
+  /// barrier, since the next use's leading barrier covers its loads. Kernel
+  /// entry is clean; entering or leaving a region (for/while/if) is dirty
+  /// (a loop body follows the previous iteration's loads).
+  void beginSharedUse();
+  bool smemClean = true;
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
   void needShared(int64_t bytes, Location loc);
@@ -93,6 +104,12 @@ public:
   // ---- inline PTX
   llvm::Value *inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
                          llvm::ArrayRef<llvm::Value *> ins);
+
+  // ---- libdevice (Libdevice.cpp)
+  /// Calls the libdevice function `fnName` (same type in and out); fails at
+  /// op when libdevice is not installed. Sets libdevicePath.
+  llvm::Value *libdeviceCall(const char *fnName, llvm::Value *x, const ir::Op &op);
+  std::string libdevicePath;   ///< non-empty once a libdevice function is called
 
   // ---- arithmetic helpers shared by the families
   llvm::Value *i32(int64_t v) { return b.getInt32(static_cast<uint32_t>(v)); }
@@ -122,6 +139,10 @@ public:
   void emitViaShared(ir::Op &op);   ///< convert_layout, reshape, permute
   // ReduceToLLVM.cpp
   void emitReduce(ir::Op &op);
+  bool reduceWithShuffles(ir::Op &op);   ///< false: layout unsuited, nothing emitted
+  void reduceThroughShared(ir::Op &op);
+  /// shfl.sync.bfly.b32 of v (up to 64 bits) with lane ^ laneMask, all lanes.
+  llvm::Value *shuffleXor(llvm::Value *v, int laneMask);
   // DotToLLVM.cpp
   void emitDot(ir::Op &op);
   // ControlFlowToLLVM.cpp
@@ -145,5 +166,12 @@ private:
 
 
 
+
+/// The libdevice bitcode's path ("" when absent; `looked` lists the paths
+/// tried).
+std::string findLibdevice(std::string *looked);
+/// Links the libdevice functions m calls into m (internalized) and sets
+/// the nvvm-reflect-ftz flag to 0.
+void linkLibdevice(llvm::Module &m, const std::string &path, Location loc);
 
 } // namespace tile::backend

@@ -1,12 +1,24 @@
-// ReduceToLLVM.cpp - reductions along one axis, through shared memory: the
-// input is written at its row-major indices, then every thread folds the
-// elements of each of its result registers in ascending index order (the
-// interpreter's order, so sums agree bit for bit; narrow floats accumulate
-// in f32). max/min ignore NaN (fmax/fmin); argmax/argmin keep the lowest
-// index among equal values.
+// ReduceToLLVM.cpp - reductions along one axis. The fast path (the operand
+// has a blocked layout that holds every element along the axis exactly
+// once): each thread folds its own registers in ascending index order, then
+// shfl.sync.bfly exchanges partials across the lanes that differ along the
+// axis, then (only when several warps lie along the axis) shared memory
+// combines the per-warp partials in warp order. The fallback writes the
+// operand to shared memory and every thread folds its result registers
+// sequentially. max/min ignore NaN (fmax/fmin); argmax/argmin keep the
+// lowest index among equal values (and index 0 when all are NaN), so
+// integer, max/min and arg results equal the interpreter's whatever the
+// combination order. Float sums on the fast path are a tree (per-thread,
+// then butterfly, then warps), not the interpreter's sequential order, so
+// they may differ from it in rounding only (accepted, as in Triton); narrow
+// floats accumulate in f32.
 #include "backend/Emitter.h"
 
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include <fmt/format.h>
+
+#include <map>
 
 namespace tile::backend {
 
@@ -32,6 +44,16 @@ struct Combiner {
                : (sgn ? b.CreateICmpSLT(x, best) : b.CreateICmpULT(x, best));
   }
 
+  /// Combines two partials (each {value} or {value, index}); symmetric, so
+  /// both lanes of a butterfly get the same result.
+  Regs merge(const Regs &p, const Regs &q, Location loc) {
+    if (!isArg()) return combine(p, q[0], nullptr, loc);
+    llvm::IRBuilder<> &b = e.b;
+    llvm::Value *takeQ = b.CreateOr(better(q[0], p[0]),
+                                    b.CreateAnd(b.CreateNot(better(p[0], q[0])), b.CreateICmpSLT(q[1], p[1])));
+    return {b.CreateSelect(takeQ, q[0], p[0]), b.CreateSelect(takeQ, q[1], p[1])};
+  }
+
   /// acc = {value} or {value, index}; x is the element at index k.
   Regs combine(const Regs &acc, llvm::Value *x, llvm::Value *k, Location loc) {
     llvm::IRBuilder<> &b = e.b;
@@ -48,20 +70,179 @@ struct Combiner {
   }
 };
 
+bool isPow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
 } // namespace
 
+/// One shfl.sync.bfly of any value of at most 64 bits (as one or two i32).
+llvm::Value *Emitter::shuffleXor(llvm::Value *v, int laneMask) {
+  llvm::Type *ty = v->getType();
+  unsigned bits = ty->getPrimitiveSizeInBits();
+  TILE_ASSERT(bits > 0 && bits <= 64, "shuffle of an unsupported type");
+  auto shfl32 = [&](llvm::Value *w) {
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_i32, {},
+                             {b.getInt32(0xffffffffu), w, i32(laneMask), i32(0x1f)});
+  };
+  if (ty->isFloatTy())
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_bfly_f32, {},
+                             {b.getInt32(0xffffffffu), v, i32(laneMask), i32(0x1f)});
+  llvm::Type *intTy = b.getIntNTy(bits);
+  llvm::Value *asInt = ty->isIntegerTy() ? v : b.CreateBitCast(v, intTy);
+  llvm::Value *out;
+  if (bits <= 32) {
+    out = b.CreateTrunc(shfl32(b.CreateZExt(asInt, b.getInt32Ty())), intTy);
+  } else {
+    llvm::Value *lo = shfl32(b.CreateTrunc(asInt, b.getInt32Ty()));
+    llvm::Value *hi = shfl32(b.CreateTrunc(b.CreateLShr(asInt, 32), b.getInt32Ty()));
+    out = b.CreateOr(b.CreateZExt(lo, intTy), b.CreateShl(b.CreateZExt(hi, intTy), 32));
+  }
+  return ty->isIntegerTy() ? out : b.CreateBitCast(out, ty);
+}
+
+bool Emitter::reduceWithShuffles(ir::Op &op) {
+  ir::Value *x = op.operands[0], *res = op.result();
+  int axis = static_cast<int>(op.intAttr("axis"));
+  auto parent = std::dynamic_pointer_cast<const gpu::BlockedLayout>(x->type.layout);
+  if (!parent || x->type.elem.isPtr) return false;
+  Combiner cb{*this, op.strAttr("kind"), x->type.elem};
+  const std::vector<int64_t> &shape = x->type.shape;
+  Dist dx = dist(x->type);
+  const gpu::DimBase &ab = dx.bases[axis];
+  // Every element along the axis must be held exactly once (no wrap) by
+  // (lane bits, warp bits, registers) along the axis.
+  bool lanes = ab.laneMod > 1, warps = ab.warpMod > 1;
+  if ((lanes && (ab.laneMul <= 0 || !isPow2(ab.laneDiv) || !isPow2(ab.laneMod))) || (warps && ab.warpMul <= 0))
+    return false;
+  int64_t maxOff = 0;
+  for (const auto &o : dx.offsets) maxOff = std::max(maxOff, o[axis]);
+  if ((ab.laneMod - 1) * ab.laneMul + (ab.warpMod - 1) * ab.warpMul + maxOff >= shape[axis]) return false;
+
+  // Group the registers by their coordinates off the axis, ascending along it.
+  auto keyOf = [&](const std::vector<int64_t> &off) {
+    std::vector<int64_t> k;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if ((int)d != axis) k.push_back(off[d] % shape[d]);
+    return k;
+  };
+  std::map<std::vector<int64_t>, std::vector<size_t>> groups;
+  for (size_t r = 0; r < dx.numRegs(); ++r) groups[keyOf(dx.offsets[r])].push_back(r);
+  // The result as the slice of x's layout: its registers, by group.
+  ir::Type sliceType = res->type;
+  std::vector<const std::vector<size_t> *> order;
+  if (res->type.isTensor()) {
+    auto sl = std::make_shared<gpu::SliceLayout>();
+    sl->dim = axis;
+    sl->parent = parent;
+    sliceType.layout = sl;
+    for (const auto &o : gpu::regOffsets(*sl, res->type.shape)) {
+      std::vector<int64_t> k;
+      for (size_t j = 0; j < o.size(); ++j) k.push_back(o[j] % res->type.shape[j]);
+      auto it = groups.find(k);
+      if (it == groups.end()) return false;
+      order.push_back(&it->second);
+    }
+  } else {
+    if (groups.size() != 1) return false;
+    order.push_back(&groups.begin()->second);
+  }
+
+  Scalar s = x->type.elem.scalar;
+  bool sum = !cb.isArg() && cb.kind == "sum";
+  const Regs &xr = regs(x);
+  auto crd = coords(dx);
+  // 1. In-thread, ascending along the axis (offsets grow with the index).
+  std::map<const std::vector<size_t> *, Regs> part;
+  for (const auto *g : order) {
+    if (part.count(g)) continue;
+    std::vector<size_t> rs = *g;
+    std::sort(rs.begin(), rs.end(), [&](size_t p, size_t q) { return dx.offsets[p][axis] < dx.offsets[q][axis]; });
+    auto elem = [&](size_t r) { return sum ? toF32(xr[r], s) : xr[r]; };
+    Regs acc = {elem(rs[0])};
+    if (cb.isArg()) acc.push_back(crd[rs[0]][axis]);
+    for (size_t i = 1; i < rs.size(); ++i) acc = cb.combine(acc, elem(rs[i]), crd[rs[i]][axis], op.loc);
+    part[g] = acc;
+  }
+  // 2. Butterfly across the lanes along the axis (lane bits laneDiv * 2^j).
+  for (int64_t bit = 1; bit < ab.laneMod; bit <<= 1)
+    for (auto &[g, acc] : part) {
+      Regs other;
+      for (llvm::Value *v : acc) other.push_back(shuffleXor(v, static_cast<int>(ab.laneDiv * bit)));
+      acc = cb.merge(acc, other, op.loc);
+    }
+  // 3. Across the warps along the axis: per-warp partials in shared memory
+  //    at [warp along axis][result element], combined in warp order. Lanes
+  //    holding the same slot hold the same value.
+  if (warps) {
+    int64_t nOut = 1;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if ((int)d != axis) nOut *= shape[d];
+    llvm::Type *vty = part.begin()->second[0]->getType();
+    llvm::Type *mty = vty->isIntegerTy(1) ? b.getInt8Ty() : vty;
+    int64_t vbytes = (int64_t)mod.getDataLayout().getTypeAllocSize(mty);
+    int64_t offIdx = (ab.warpMod * nOut * vbytes + 15) / 16 * 16;
+    needShared(offIdx + (cb.isArg() ? ab.warpMod * nOut * 4 : 0), op.loc);
+    llvm::Value *wIdx = b.CreateURem(b.CreateUDiv(warp, i32(ab.warpDiv)), i32(ab.warpMod));
+    std::map<const std::vector<size_t> *, llvm::Value *> outIdx;
+    for (auto &[g, acc] : part) {
+      llvm::Value *idx = i32(0);
+      for (size_t d = 0; d < shape.size(); ++d)
+        if ((int)d != axis) idx = b.CreateAdd(b.CreateMul(idx, i32(shape[d])), crd[(*g)[0]][d]);
+      outIdx[g] = idx;
+    }
+    beginSharedUse();
+    smemClean = false;
+    auto slot = [&](llvm::Value *w, llvm::Value *idx, llvm::Type *t, int64_t base) {
+      return b.CreateGEP(t, b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base)),
+                         b.CreateAdd(b.CreateMul(w, i32(nOut)), idx));
+    };
+    for (auto &[g, acc] : part) {
+      b.CreateStore(mty == vty ? acc[0] : b.CreateZExt(acc[0], mty), slot(wIdx, outIdx[g], mty, 0));
+      if (cb.isArg()) b.CreateStore(acc[1], slot(wIdx, outIdx[g], b.getInt32Ty(), offIdx));
+    }
+    barrier();
+    smemClean = false;
+    for (auto &[g, acc] : part) {
+      auto load = [&](int64_t w) {
+        llvm::Value *v = b.CreateLoad(mty, slot(i32(w), outIdx[g], mty, 0));
+        Regs p = {mty == vty ? v : b.CreateTrunc(v, vty)};
+        if (cb.isArg()) p.push_back(b.CreateLoad(b.getInt32Ty(), slot(i32(w), outIdx[g], b.getInt32Ty(), offIdx)));
+        return p;
+      };
+      Regs a = load(0);
+      for (int64_t w = 1; w < ab.warpMod; ++w) a = cb.merge(a, load(w), op.loc);
+      acc = a;
+    }
+  }
+  Regs out;
+  llvm::Type *resTy = llvmType(res->type.elem);
+  for (const auto *g : order) {
+    const Regs &acc = part[g];
+    llvm::Value *v = acc.back();
+    if (sum) v = fromF32(v, s);
+    if (cb.isArg() && v->getType() != resTy) v = b.CreateIntCast(v, resTy, true);
+    out.push_back(v);
+  }
+  define(res, res->type.isTensor() ? convertRegs(out, sliceType, res->type, op.loc) : out);
+  return true;
+}
+
 void Emitter::emitReduce(ir::Op &op) {
+  ir::Value *x = op.operands[0];
+  if (!x->type.isTensor()) fail(op.loc, "reduce needs a tensor operand");
+  if (!reduceWithShuffles(op)) reduceThroughShared(op);
+}
+
+void Emitter::reduceThroughShared(ir::Op &op) {
   ir::Value *x = op.operands[0], *res = op.result();
   int axis = static_cast<int>(op.intAttr("axis"));
   Combiner cb{*this, op.strAttr("kind"), x->type.elem};
-  if (!x->type.isTensor()) fail(op.loc, "reduce needs a tensor operand");
   const std::vector<int64_t> &shape = x->type.shape;
   llvm::Type *ty = memType(x->type.elem);
   llvm::Type *regTy = llvmType(x->type.elem);
   Scalar s = x->type.elem.scalar;
   int64_t n = x->type.numElements();
   needShared(n * (int64_t)mod.getDataLayout().getTypeAllocSize(ty), op.loc);
-  barrier();
+  beginSharedUse();
   storeShared(regs(x), dist(x->type), ty, 0);
   barrier();
   // Coordinates (rank-1 dims) of each result register.
@@ -98,8 +279,7 @@ void Emitter::emitReduce(ir::Op &op) {
     }
     return next;
   });
-  barrier();
-  Regs out;
+  Regs out;   // no trailing barrier: see beginSharedUse
   for (size_t r = 0; r < baseIdx.size(); ++r) {
     llvm::Value *v = fin[r * per + (per - 1)];
     if (!cb.isArg() && cb.kind == "sum") v = fromF32(v, s);

@@ -22,7 +22,7 @@ static Regs gather(Emitter &e, ir::Op &op, const Dist &to, const std::vector<int
   int64_t n = 1;
   for (int64_t s : from.shape) n *= s;
   e.needShared(n * (int64_t)e.mod.getDataLayout().getTypeAllocSize(ty), op.loc);
-  e.barrier();
+  e.beginSharedUse();
   e.storeShared(e.regs(src), from, ty, 0);
   e.barrier();
   Regs out;

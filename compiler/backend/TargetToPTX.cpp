@@ -90,6 +90,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine 
   Emitter e(*m, fn, opts);
   int smem = e.emitKernel();
   if (sharedBytes) *sharedBytes = smem;
+  if (!e.libdevicePath.empty()) linkLibdevice(*m, e.libdevicePath, fn.loc);
   return m;
 }
 

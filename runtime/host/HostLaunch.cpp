@@ -103,6 +103,11 @@ std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, CallA
                                    repr(dims[i]), repr(g)));
     grid[i] = dims[i].toInt();
   }
+  // An empty grid is a clear error rather than a silent no-op (Triton
+  // launches nothing): a zero there is almost always a size computed wrong.
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    fail(kg.gridLoc, fmt::format("empty launch grid {}: every grid dimension must be at least 1 "
+                                 "(nothing would run)", repr(g)));
   return grid;
 }
 } // namespace

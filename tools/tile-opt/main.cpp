@@ -5,8 +5,9 @@
 //            [--no-locations] [--split-input-file] [--timing] [--num-warps=N]
 //
 // Besides the registry's passes: tile-layouts (the GPU layout assignment,
-// for --num-warps warps, default 4) and test-print-axis-info (prints the
-// axis info of every op result to stdout).
+// for --num-warps warps, default 4), tile-pipeline (load pipelining for 3
+// stages) and test-print-axis-info (prints the axis info of every op result
+// to stdout).
 //
 // Without --pass the default pipeline runs. --pass= (empty) runs nothing:
 // parse, verify and print. With --split-input-file the input is cut at lines
@@ -16,6 +17,7 @@
 #include "gpu/AxisInfo.h"
 #include "gpu/LayoutAssignment.h"
 #include "gpu/Layouts.h"
+#include "gpu/Pipeline.h"
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
@@ -162,6 +164,10 @@ transforms::PassManager makePassManager(const Options &o) {
   for (const std::string &name : o.passes) {
     if (name == "tile-layouts") {
       pm.add(gpu::layoutPass(o.numWarps));
+      continue;
+    }
+    if (name == "tile-pipeline") {
+      pm.add(gpu::pipelinePass(3));
       continue;
     }
     if (name == "test-print-axis-info") {

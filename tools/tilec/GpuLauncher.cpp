@@ -3,6 +3,7 @@
 #include "GpuLauncher.h"
 
 #include "gpu/LayoutAssignment.h"
+#include "gpu/Pipeline.h"
 
 #include <fmt/format.h>
 
@@ -45,6 +46,7 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
   if (it != kernels_.end()) return *it->second;
   std::unique_ptr<ir::Function> fn = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
   std::shared_ptr<const ir::Function> plain = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
+  gpu::pipelineLoops(*fn, req.numStages);
   gpu::assignLayouts(*fn, req.numWarps);
   backend::TargetOptions t;
   t.arch = opts_.arch;
@@ -175,7 +177,6 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
     for (Mirror *m : regions)
       before.push_back(m ? std::string(reinterpret_cast<const char *>(m->host.base), m->host.bytes) : "");
   cuda::Dim3 grid{req.grid[0], req.grid[1], req.grid[2]};
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return; // an empty grid launches nothing, as in Triton
   try {
     k.fn.launch(grid, cuda::Dim3{req.numWarps * 32, 1, 1}, static_cast<uint32_t>(k.binary.sharedBytes), nullptr,
                 params);
@@ -188,6 +189,21 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
     if (m && m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
   ++launches_;
   if (opts_.checkAgainstInterpreter) checkAgainstInterpreter(k, req, bound, regions, before);
+}
+
+void GpuLauncher::launchResident(const sema::Program &prog, const host::LaunchRequest &req) {
+  sema::BoundLaunch bound = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+  Kernel &k = compiled(prog, req, bound);
+  ParamSlot slots[64];
+  void *params[64];
+  if (bound.args.size() > 64) throw CompileError(req.loc, "more than 64 kernel arguments");
+  for (size_t i = 0; i < bound.args.size(); ++i) {
+    slots[i] = paramBytes(bound.args[i], static_cast<uint64_t>(bound.args[i].i));
+    params[i] = slots[i].bytes;
+  }
+  k.fn.launch(cuda::Dim3{req.grid[0], req.grid[1], req.grid[2]}, cuda::Dim3{req.numWarps * 32, 1, 1},
+              static_cast<uint32_t>(k.binary.sharedBytes), nullptr, std::span<void *const>(params, bound.args.size()));
+  ++launches_;
 }
 
 void GpuLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, const std::vector<void *> &params) {

@@ -13,6 +13,7 @@
 #include "GpuLauncher.h"
 #include "cuda/Cuda.h"
 #include "gpu/LayoutAssignment.h"
+#include "gpu/Pipeline.h"
 #include "driver/Pipeline.h"
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
@@ -188,6 +189,7 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
         po.locations = popts.printLocations;
         text = ir::print(*fn, po) + "\n";
       } else {
+        gpu::pipelineLoops(*fn, topts.numStages);
         gpu::assignLayouts(*fn, topts.numWarps);
         if (popts.printAfterAll || popts.printAfter.count("tile-layouts")) {
           ir::PrintOptions po;
@@ -281,6 +283,8 @@ int main(int argc, char **argv) {
   compile->add_option("--emit", emit, "stage to print")->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt", "llvm", "llvm-noopt", "ptx", "cubin"}));
   compile->add_option("--arch", topts.arch, "gpu architecture for llvm/ptx/cubin (default sm_90a)");
   compile->add_option("--num-warps", topts.numWarps, "warps per program (default 4)")->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  compile->add_option("--num-stages", topts.numStages, "software pipelining depth of loops (default 3; 1 = off)")
+      ->check(CLI::Range(1, 8));
   compile->add_option("-o", output, "output file ('-' for stdout)");
   compile->add_flag("--print-ir-after-all", popts.printAfterAll, "dump the IR after every pass");
   compile->add_option("--print-ir-after", printAfter, "dump the IR after the named pass")->delimiter(',');

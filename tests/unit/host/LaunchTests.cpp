@@ -70,6 +70,8 @@ TEST_CASE("bad launches are located errors") {
   CHECK(r.errLoc.line == 13);
   r = runHost(pre + "    add_kernel[(1.5,)](x, x, x, 4, BLOCK=4)\n");
   CHECK(r.error == "grid dimension 0 must be a non-negative int, got 1.5 (grid (1.5,))");
+  r = runHost(pre + "    add_kernel[(0, 2)](x, x, x, 4, BLOCK=4)\n");
+  CHECK(r.error == "empty launch grid (0, 2): every grid dimension must be at least 1 (nothing would run)");
   r = runHost(pre + "    add_kernel[(1,)](x, x, [x], 4, BLOCK=4)\n");
   CHECK(r.error.find("argument 3: a 'list' cannot be passed to a kernel") == 0);
   CHECK(r.errLoc.col == 28); // the [x] argument

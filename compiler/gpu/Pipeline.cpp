@@ -1,0 +1,308 @@
+// Pipeline.cpp - the "tile-pipeline" pass: per for loop, find the loads whose
+// address slice can be evaluated one iteration ahead, then peel their first
+// instance into a prologue and carry the next iteration's load through the
+// loop. See Pipeline.h for the rules.
+#include "gpu/Pipeline.h"
+
+#include "transforms/DCE.h"
+#include "transforms/RewriteUtils.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace tile::gpu {
+
+namespace {
+
+using ir::Block;
+using ir::Builder;
+using ir::Op;
+using ir::OpKind;
+using ir::Type;
+using ir::Value;
+
+/// True when block b lies inside op's regions (at any depth).
+bool isNestedIn(const Block *b, const Op *op) {
+  while (b) {
+    const ir::Region *r = b->parent;
+    if (!r || !r->parent)
+      return false;
+    if (r->parent == op)
+      return true;
+    b = r->parent->parent;
+  }
+  return false;
+}
+
+bool mayStore(const Op &op) {
+  if (op.kind == OpKind::Store)
+    return true;
+  for (const auto &r : op.regions)
+    for (const auto &inner : r->block->ops)
+      if (mayStore(*inner))
+        return true;
+  return false;
+}
+
+/// Ops that may be evaluated one extra time, with other inputs, without
+/// changing what the program does or reports.
+bool isSliceOp(const Op &op) {
+  if (!ir::isPureOp(op) || op.kind == OpKind::Load)
+    return false;
+  bool intDivision = (op.kind == OpKind::Div || op.kind == OpKind::Rem) && !op.result()->type.elem.isFloat();
+  return !intDivision;
+}
+
+/// One for loop: which values can be computed for another iteration, and
+/// the rewrite.
+class LoopPipeliner {
+public:
+  explicit LoopPipeliner(Op &loop)
+      : loop_(loop), body_(*loop.regions[0]->block), yield_(*body_.terminator()), iv_(body_.args[0].get()) {}
+
+  /// Pipelines the eligible loads; false when there is none.
+  bool run() {
+    std::optional<int64_t> step = constantStep();
+    if (!step)
+      return false;
+    findAddressArgs();
+    std::vector<Op *> loads = eligibleLoads();
+    if (loads.empty())
+      return false;
+    pred_ = *step > 0 ? "lt" : "gt";
+    rewrite(loads);
+    return true;
+  }
+
+private:
+  Op &loop_;
+  Block &body_;
+  Op &yield_;
+  Value *iv_;
+  std::set<Value *> addressArgs_;
+  std::map<Value *, bool> memo_;
+  std::string pred_;
+  std::map<std::string, Value *> zeros_;   ///< by printed type
+
+  Value *lb() const { return loop_.operands[0]; }
+  Value *ub() const { return loop_.operands[1]; }
+  Value *stepValue() const { return loop_.operands[2]; }
+  /// Carried argument i >= 1 of the body: its init and its yielded value.
+  Value *initOf(const Value *arg) const { return loop_.operands[2 + arg->index]; }
+  Value *yieldedOf(const Value *arg) const { return yield_.operands[arg->index - 1]; }
+
+  std::optional<int64_t> constantStep() const {
+    auto c = ir::matchConstant(stepValue());
+    if (!c || c->isFloat || c->i == 0)
+      return std::nullopt;
+    return c->i;
+  }
+
+  bool isInsideLoop(const Value *v) const {
+    const Block *b = v->isBlockArg() ? v->owner : v->def->parent;
+    return isNestedIn(b, &loop_);
+  }
+
+  /// v can be recomputed for another iteration from outside values, the iv
+  /// and the address-like carried values.
+  bool isSliceable(Value *v) {
+    if (!isInsideLoop(v) || v == iv_)
+      return true;
+    if (v->isBlockArg())
+      return v->owner == &body_ && addressArgs_.count(v);
+    auto it = memo_.find(v);
+    if (it != memo_.end())
+      return it->second;
+    Op &def = *v->def;
+    bool ok = def.parent == &body_ && isSliceOp(def);
+    for (Value *operand : def.operands)
+      ok = ok && isSliceable(operand);
+    memo_[v] = ok;
+    return ok;
+  }
+
+  /// Fixpoint: start from every carried value, drop those whose next value
+  /// is not sliceable (it depends on a load, a region op, ...).
+  void findAddressArgs() {
+    for (size_t i = 1; i < body_.args.size(); ++i)
+      addressArgs_.insert(body_.args[i].get());
+    for (bool changed = true; changed;) {
+      changed = false;
+      memo_.clear();
+      std::vector<Value *> dropped;
+      for (Value *arg : addressArgs_)
+        if (!isSliceable(yieldedOf(arg)))
+          dropped.push_back(arg);
+      for (Value *arg : dropped)
+        addressArgs_.erase(arg);
+      changed = !dropped.empty();
+    }
+    memo_.clear();
+  }
+
+  std::vector<Op *> eligibleLoads() {
+    std::vector<Op *> loads;
+    for (auto &op : body_.ops) {
+      if (mayStore(*op))
+        break;   // later loads could read what it writes
+      if (op->kind != OpKind::Load)
+        continue;
+      bool needsOther = op->operands.size() == 1;
+      if (needsOther && op->result()->type.elem.isPtr)
+        continue;
+      if (std::all_of(op->operands.begin(), op->operands.end(), [&](Value *v) { return isSliceable(v); }))
+        loads.push_back(op.get());
+    }
+    return loads;
+  }
+
+  /// Clones the slice of v after b's insertion point, with map giving the
+  /// iv and the carried values.
+  Value *cloneSlice(Value *v, std::map<Value *, Value *> &map, Builder &b) {
+    auto it = map.find(v);
+    if (it != map.end())
+      return it->second;
+    if (!isInsideLoop(v))
+      return v;
+    Op &def = *v->def;
+    TILE_ASSERT(def.parent == &body_ && isSliceOp(def), "pipelining a value outside the load's slice");
+    std::vector<Value *> operands;
+    for (Value *operand : def.operands)
+      operands.push_back(cloneSlice(operand, map, b));
+    std::vector<Type> types;
+    for (auto &r : def.results)
+      types.push_back(r->type);
+    b.loc = def.loc;
+    Op *clone = b.create(def.kind, operands, types, def.attrs);
+    for (size_t i = 0; i < def.results.size(); ++i)
+      map[def.result(i)] = clone->result(i);
+    return map.at(v);
+  }
+
+  /// `lb < ub` is a known constant true (the loop runs at least once).
+  bool runsAtLeastOnce() const {
+    auto l = ir::matchConstant(lb()), u = ir::matchConstant(ub());
+    if (!l || !u || l->isFloat || u->isFloat)
+      return false;
+    return pred_ == "lt" ? l->i < u->i : l->i > u->i;
+  }
+
+  /// A clone of load (its slice mapped by map) whose mask also requires the
+  /// scalar cond (none: the mask is unchanged).
+  Value *cloneLoad(Op &load, std::map<Value *, Value *> &map, Value *cond, Builder &b) {
+    std::vector<Value *> operands;
+    for (Value *v : load.operands)
+      operands.push_back(cloneSlice(v, map, b));
+    b.loc = load.loc;
+    if (cond)
+      guard(load, operands, cond, b);
+    return b.create(OpKind::Load, operands, {load.result()->type}, load.attrs)->result();
+  }
+
+  /// A zero of type t defined before the loop (shared by prologue and body).
+  Value *zeroOf(const Type &t) {
+    auto it = zeros_.find(t.str());
+    if (it != zeros_.end())
+      return it->second;
+    Builder pre(loop_.parent);
+    pre.setInsertionPoint(&loop_);
+    pre.loc = loop_.loc;
+    Value *zero = t.elem.isFloat() ? pre.constantFloat(0.0, t) : pre.constantInt(0, t);
+    return zeros_[t.str()] = zero;
+  }
+
+  /// Adds cond to the load's mask (operands: ptr [, mask [, other]]).
+  void guard(Op &load, std::vector<Value *> &operands, Value *cond, Builder &b) {
+    Value *ptr = operands[0];
+    Value *lanes = cond;
+    if (ptr->type.isTensor()) {
+      Type maskType = operands.size() > 1 ? operands[1]->type : ptr->type.withElem(ElemType::of(Scalar::I1));
+      lanes = b.create(OpKind::Splat, {cond}, {maskType})->result();
+    }
+    if (operands.size() > 1) {
+      operands[1] = b.create(OpKind::And, {operands[1], lanes}, {operands[1]->type})->result();
+      return;
+    }
+    operands = {ptr, lanes, zeroOf(load.result()->type)};
+  }
+
+  void rewrite(const std::vector<Op *> &loads) {
+    // prologue: iteration lb's loads
+    Builder pre(loop_.parent);
+    pre.setInsertionPoint(&loop_);
+    pre.loc = loop_.loc;
+    std::map<Value *, Value *> first{{iv_, lb()}};
+    for (Value *arg : addressArgs_)
+      first[arg] = initOf(arg);
+    Value *enter = runsAtLeastOnce() ? nullptr : pre.cmp(pred_, lb(), ub());
+    std::vector<Value *> prologue;
+    for (Op *load : loads)
+      prologue.push_back(cloneLoad(*load, first, enter, pre));
+
+    // in the body: iteration iv + step's loads, just before the yield
+    Builder next(&body_);
+    next.setInsertionPoint(&yield_);
+    next.loc = loop_.loc;
+    Value *ivNext = next.binary(OpKind::Add, iv_, stepValue());
+    Value *more = next.cmp(pred_, ivNext, ub());
+    std::map<Value *, Value *> after{{iv_, ivNext}};
+    for (Value *arg : addressArgs_)
+      after[arg] = yieldedOf(arg);
+    std::map<Value *, Value *> replaced;
+    for (size_t i = 0; i < loads.size(); ++i) {
+      Op &load = *loads[i];
+      Value *nextLoad = cloneLoad(load, after, more, next);
+      loop_.operands.push_back(prologue[i]);
+      loop_.addResult(load.result()->type);
+      replaced[load.result()] = body_.addArg(load.result()->type);
+      yield_.operands.push_back(nextLoad);
+    }
+    replaceLoads(replaced);
+  }
+
+  /// Uses of the old loads become the carried values; the loads go.
+  void replaceLoads(const std::map<Value *, Value *> &replaced) {
+    for (auto &op : body_.ops)
+      replaceIn(*op, replaced);
+    body_.ops.remove_if([&](const std::unique_ptr<Op> &op) {
+      return op->kind == OpKind::Load && replaced.count(op->result());
+    });
+  }
+
+  static void replaceIn(Op &op, const std::map<Value *, Value *> &replaced) {
+    for (Value *&v : op.operands) {
+      auto it = replaced.find(v);
+      if (it != replaced.end())
+        v = it->second;
+    }
+    for (auto &r : op.regions)
+      for (auto &inner : r->block->ops)
+        replaceIn(*inner, replaced);
+  }
+};
+
+} // namespace
+
+bool pipelineLoops(ir::Function &fn, int numStages) {
+  if (numStages <= 1)
+    return false;
+  std::vector<Op *> loops;
+  ir::walk(fn, [&](Op &op) {
+    if (op.kind == OpKind::For)
+      loops.push_back(&op);
+  });
+  bool changed = false;
+  for (Op *loop : loops)
+    changed |= LoopPipeliner(*loop).run();
+  if (changed)
+    ir::dce(fn);
+  return changed;
+}
+
+transforms::Pass pipelinePass(int numStages) {
+  return {"tile-pipeline", [numStages](ir::Function &fn) { return pipelineLoops(fn, numStages); }};
+}
+
+} // namespace tile::gpu

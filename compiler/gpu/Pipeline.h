@@ -1,0 +1,43 @@
+// Pipeline.h - software pipelining of loads in `for` loops ("tile-pipeline"),
+// Triton's num_stages in its simplest form: prefetch distance 1, the next
+// iteration's loads are issued at the end of the current one so they are in
+// flight while it computes.
+//
+// A load at the top level of a for body is pipelined when its operands
+// depend, through pure region-free ops (integer div/rem excluded: an extra
+// evaluation could divide by zero), only on values defined outside the loop,
+// the induction variable, and "address-like" carried values (those whose
+// yielded value is itself computable that way; a fixpoint), and no op before
+// it in the body may store (moving the load earlier would reorder them).
+// For each such load:
+//   - before the loop, its slice is cloned with iv = lb and carried values =
+//     their inits, the load masked by `lb < ub` (not when that is a known
+//     constant true) so a zero-trip loop reads nothing;
+//   - the loop carries the loaded value as a new last iter_arg; uses of the
+//     load in the body use that argument;
+//   - before the yield, the slice is cloned with iv = iv + step and carried
+//     values = what this iteration yields, masked by `iv + step < ub`
+//     (`>` for a negative step), and yielded; the original load goes.
+// A load given a mask where it had none gets other = 0. Loops whose step is
+// not a nonzero integer constant are left alone. New values copy their types
+// from the values they derive from, so the pass works with or without
+// layouts. Dead ops are removed at the end (DCE).
+//
+// Known limits: the next-iteration slice runs once more than before; with
+// the interpreter's checkOffsetOverflow option an i32 overflow warning is
+// possible there, and `iv + step` may wrap for bounds near the type's max.
+#pragma once
+
+#include "ir/IR.h"
+#include "transforms/PassManager.h"
+
+namespace tile::gpu {
+
+/// Pipelines the loads of every for loop of fn (distance 1 for any
+/// numStages >= 2; a no-op for numStages <= 1). Returns true when fn changed.
+bool pipelineLoops(ir::Function &fn, int numStages);
+
+/// The pass "tile-pipeline" for numStages stages.
+transforms::Pass pipelinePass(int numStages = 3);
+
+} // namespace tile::gpu
