@@ -11,11 +11,20 @@ import sys
 from collections import OrderedDict
 
 
+overheads = []
+
+
 def tile_rows(path):
     rows = []
     case = None
     for line in open(path):
         line = line.strip()
+        if line.startswith("launch-overhead:"):
+            overheads.append(line)
+            continue
+        if line.startswith("case: launch overhead"):
+            case = None
+            continue
         if line.startswith("case:"):
             words = line[5:].split()
             work = int(words[-1])
@@ -63,6 +72,10 @@ def main():
             tf = f"{r['tflops']:.1f}" if "tflops" in r else ""
             gb = f"{r['gbps']:.0f}" if "gbps" in r else ""
             print(f"| {name} | {r['impl']} | {r['ms']:.4f} | {tf} | {gb} |")
+    if overheads:
+        print("\nHost overhead of cached launches (tile; device-resident tensors):\n")
+        for line in overheads:
+            print(f"- {line}")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -184,7 +185,10 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
   } catch (const cuda::Error &e) {
     throw CompileError(req.loc, e.what());
   }
-  if (opts_.benchRepeats > 0) benchmark(k, req, params);
+  if (opts_.benchRepeats > 0) {
+    benchmark(k, req, params);
+    measureLaunchOverhead(prog, req, regions);
+  }
   for (Mirror *m : regions)
     if (m && m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
   ++launches_;
@@ -204,6 +208,34 @@ void GpuLauncher::launchResident(const sema::Program &prog, const host::LaunchRe
   k.fn.launch(cuda::Dim3{req.grid[0], req.grid[1], req.grid[2]}, cuda::Dim3{req.numWarps * 32, 1, 1},
               static_cast<uint32_t>(k.binary.sharedBytes), nullptr, std::span<void *const>(params, bound.args.size()));
   ++launches_;
+}
+
+void GpuLauncher::measureLaunchOverhead(const sema::Program &prog, const host::LaunchRequest &req,
+                                        const std::vector<Mirror *> &regions) {
+  // The host cost of a cached launch with device-resident tensors: bind the
+  // arguments, find the compiled specialization, pack the parameters,
+  // cuLaunchKernel (asynchronous). The mirrors stand in for device tensors.
+  constexpr int kLaunches = 2000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int n = 0; n < kLaunches; ++n) {
+    sema::BoundLaunch b = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+    Kernel &k = compiled(prog, req, b);
+    ParamSlot slots[64];
+    void *params[64];
+    size_t count = std::min<size_t>(b.args.size(), 64);
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t dev = regions[i] ? regions[i]->device.devicePtr() + (uint64_t(b.args[i].i) - regions[i]->host.base) : 0;
+      slots[i] = paramBytes(b.args[i], dev);
+      params[i] = slots[i].bytes;
+    }
+    k.fn.launch(cuda::Dim3{req.grid[0], req.grid[1], req.grid[2]}, cuda::Dim3{req.numWarps * 32, 1, 1},
+                static_cast<uint32_t>(k.binary.sharedBytes), nullptr, std::span<void *const>(params, count));
+  }
+  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / kLaunches;
+  drv_.synchronize();
+  fmt::print("launch-overhead: {} args={} host_us_per_cached_launch={:.2f} (includes queueing when the kernel is long)\n",
+             req.kernel->name, req.positional.size() + req.keywords.size(), us);
+  std::fflush(stdout);
 }
 
 void GpuLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, const std::vector<void *> &params) {
