@@ -45,7 +45,8 @@ private:
   Kernel &compiled(const sema::Program &prog, const host::LaunchRequest &req, const sema::BoundLaunch &bound);
   void measureLaunchOverhead(const sema::Program &prog, const host::LaunchRequest &req,
                              const std::vector<Mirror *> &regions);
-  void benchmark(const Kernel &k, const host::LaunchRequest &req, const std::vector<void *> &params);
+  /// Returns the median in ms.
+  float benchmark(const Kernel &k, const host::LaunchRequest &req, const std::vector<void *> &params);
   void checkAgainstInterpreter(const Kernel &k, const host::LaunchRequest &req,
                                const sema::BoundLaunch &bound, const std::vector<Mirror *> &regions,
                                const std::vector<std::string> &before);
