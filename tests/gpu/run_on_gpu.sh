@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_on_gpu.sh - the GPU test-and-bench sequence, run in one call on the
-# H200 (see docs/gpu-testing.md): the driver runtime's tests, every example
+# H200 (see README, "GPU tests"): the driver runtime's tests, every example
 # and every tests/gpu program on the GPU with each launch checked against
 # the interpreter, then the side-by-side benchmark. Logs go to $OUT.
 #   usage: tests/gpu/run_on_gpu.sh BUILD_DIR [--no-bench]
