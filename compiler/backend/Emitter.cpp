@@ -190,9 +190,13 @@ void Emitter::beginSharedUse() {
   if (!smemClean) barrier();   // earlier readers of the buffer are done
 }
 
+int64_t Emitter::sharedLimit() const {
+  return opts.arch.rfind("sm_9", 0) == 0 ? 232448 : opts.arch == "sm_80" || opts.arch == "sm_87" ? 166912 : 101376;
+}
+
 void Emitter::needShared(int64_t bytes, Location loc) {
   sharedBytes = std::max(sharedBytes, bytes);
-  int64_t limit = opts.arch.rfind("sm_9", 0) == 0 ? 232448 : opts.arch == "sm_80" || opts.arch == "sm_87" ? 166912 : 101376;
+  int64_t limit = sharedLimit();
   if (sharedBytes > limit)
     fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", sharedBytes, opts.arch, limit));
 }

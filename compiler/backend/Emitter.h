@@ -85,6 +85,8 @@ public:
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
   void needShared(int64_t bytes, Location loc);
+  /// Opt-in shared memory per block of opts.arch, in bytes.
+  int64_t sharedLimit() const;
   /// Stores regs (laid out as `from`) to shared memory at their row-major
   /// index, at byte offset `base`; no barrier.
   void storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base);
@@ -145,6 +147,9 @@ public:
   llvm::Value *shuffleXor(llvm::Value *v, int laneMask);
   // DotToLLVM.cpp
   void emitDot(ir::Op &op);
+  /// dot on tensor cores (mma.sync m16n8k16); false: shapes or types
+  /// unsuited, nothing emitted.
+  bool dotWithMma(ir::Op &op);
   // ControlFlowToLLVM.cpp
   void emitFor(ir::Op &op);
   void emitWhile(ir::Op &op);
