@@ -3,11 +3,14 @@
 // * Tensor cores (dotWithMma): f16 x f16 or bf16 x bf16 with an f32
 //   accumulator, M % 16 == 0, N % 8 == 0, K % 16 == 0, and the staging
 //   buffers fit in shared memory. a (row-major), b (transposed, so that the
-//   "col" B fragment is two consecutive halves) and the incoming accumulator
-//   (f32, row-major) go to shared memory; warps take the 16x8 output tiles
-//   round-robin and run mma.sync.aligned.m16n8k16.row.col over K, writing D
-//   back over C; then every thread reads its accumulator registers (the
-//   layout pass's blocked layout) from there. f16/bf16 products are exact in
+//   "col" B fragment is two consecutive halves) go to shared memory. When
+//   the accumulator has the layout pass's m16n8 fragment layout (blocked
+//   [1,2] x [8,4] x [1,W]), every thread's registers already are C
+//   fragments: each warp runs mma.sync.aligned.m16n8k16.row.col over K for
+//   the tiles it holds, straight into its registers (no C/D staging). For
+//   any other accumulator layout C is staged too: warps take the 16x8 tiles
+//   round-robin, write D back over C, and every thread reloads its registers
+//   from there. f16/bf16 products are exact in
 //   f32, so only the order of the f32 sums differs from the interpreter's k
 //   order (the tensor core adds each k16 slice's products before adding C).
 //   For K <= 4096 with unit-normal inputs this stays well inside the GPU
@@ -23,6 +26,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <map>
+
 namespace tile::backend {
 
 namespace {
@@ -35,6 +41,37 @@ int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
 } // namespace
 
+/// For an accumulator laid out as the m16n8 fragment layout (the layout
+/// pass's choice for mma dots: sizePerThread [1, 2], threadsPerWarp [8, 4],
+/// warpsPerCTA [1, numWarps], order [1, 0]), per 16x8 tile a thread holds,
+/// its four registers in fragment slot order (g,2t) (g,2t+1) (g+8,2t)
+/// (g+8,2t+1). Empty when the layout is another one.
+static std::vector<std::array<size_t, 4>> fragmentRegs(const ir::Type &t, int numWarps) {
+  auto *l = gpu::asBlocked(t);
+  if (!l || l->sizePerThread != std::vector<int64_t>{1, 2} || l->threadsPerWarp != std::vector<int64_t>{8, 4} ||
+      l->warpsPerCTA != std::vector<int64_t>{1, numWarps} || l->order != std::vector<int64_t>{1, 0})
+    return {};
+  // the row base is g and the column base (warp * 8 + 2t) % N is 8-aligned
+  // plus 2t (N % 8 == 0), so a register's tile and slot follow from its
+  // compile-time offsets: rows off0 / 16 and (off0 % 16) / 8, column pair
+  // off1 - off1 % 2 and element off1 % 2
+  std::map<std::pair<int64_t, int64_t>, std::array<size_t, 4>> tiles;
+  std::map<std::pair<int64_t, int64_t>, int> filled;
+  auto offs = gpu::regOffsets(*l, t.shape);
+  for (size_t r = 0; r < offs.size(); ++r) {
+    auto key = std::make_pair(offs[r][0] / 16, offs[r][1] - offs[r][1] % 2);
+    int slot = static_cast<int>((offs[r][0] % 16) / 8 * 2 + offs[r][1] % 2);
+    tiles[key][slot] = r;
+    filled[key] |= 1 << slot;
+  }
+  std::vector<std::array<size_t, 4>> out;
+  for (auto &[key, regs] : tiles) {
+    if (filled[key] != 15) return {};
+    out.push_back(regs);
+  }
+  return out;
+}
+
 bool Emitter::dotWithMma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
@@ -43,10 +80,13 @@ bool Emitter::dotWithMma(ir::Op &op) {
       res->type.elem.isPtr)
     return false;
   if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0) return false;
+  // accumulator registers already in fragment order: no staging of C/D
+  std::vector<std::array<size_t, 4>> frags = fragmentRegs(res->type, opts.numWarps);
+  bool direct = !frags.empty();
   int64_t stride = K + kRowPad;   // halves per row of a and of b^T
   int64_t offB = alignUp(M * stride * 2, 16);
   int64_t offC = alignUp(offB + N * stride * 2, 16);
-  int64_t bytes = offC + M * N * 4;
+  int64_t bytes = direct ? offB + N * stride * 2 : offC + M * N * 4;
   if (bytes > sharedLimit()) return false;   // the FMA path needs less
   needShared(bytes, op.loc);
 
@@ -65,7 +105,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
   storeAt(regs(a), dist(a->type), half, 0, stride, 1);
   storeAt(regs(bv), dist(bv->type), half, offB, 1, stride);   // b^T: row n, column k
   Dist d = dist(res->type);
-  storeShared(regsAs(acc, res->type), d, f32, offC);
+  if (!direct) storeShared(regsAs(acc, res->type), d, f32, offC);
   barrier();
 
   // Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16 with
@@ -84,29 +124,12 @@ bool Emitter::dotWithMma(ir::Op &op) {
     llvm::Value *v = b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
     return b.CreateBitCast(v, mmaTy->getParamType(param));   // <2 x half> for f16, i32 for bf16
   };
-  auto cIndex = [&](llvm::Value *row0, llvm::Value *col0, int i) {
-    llvm::Value *row = b.CreateAdd(row0, i32(i >= 2 ? 8 : 0)), *col = b.CreateAdd(col0, i32(i & 1));
-    return b.CreateAdd(b.CreateMul(row, i32(N)), col);
-  };
-
-  int64_t tilesN = N / 8, numTiles = (M / 16) * tilesN, numWarps = opts.numWarps;
-  int64_t rounds = (numTiles + numWarps - 1) / numWarps;
-  countedLoop(0, rounds, {}, [&](llvm::Value *round, const Regs &) -> Regs {
-    llvm::Value *tile = b.CreateAdd(warp, b.CreateMul(round, i32(numWarps)));
-    llvm::BasicBlock *skip = nullptr;
-    if (rounds * numWarps != numTiles) {   // the last round leaves some warps idle (warp-uniform branch)
-      auto *work = llvm::BasicBlock::Create(ctx, "mma.tile", b.GetInsertBlock()->getParent());
-      skip = llvm::BasicBlock::Create(ctx, "mma.next", b.GetInsertBlock()->getParent());
-      b.CreateCondBr(b.CreateICmpULT(tile, i32(numTiles)), work, skip);
-      b.SetInsertPoint(work);
-    }
-    llvm::Value *row0 = b.CreateAdd(b.CreateMul(b.CreateUDiv(tile, i32(tilesN)), i32(16)), g);
-    llvm::Value *col0 = b.CreateMul(b.CreateURem(tile, i32(tilesN)), i32(8));
-    llvm::Value *cCol = b.CreateAdd(col0, t2), *bRow = b.CreateAdd(col0, g);
-    llvm::Value *cBase = b.CreateGEP(b.getInt8Ty(), base, i32(offC));
-    Regs c;
-    for (int i = 0; i < 4; ++i) c.push_back(b.CreateLoad(f32, b.CreateGEP(f32, cBase, cIndex(row0, cCol, i))));
-    Regs dv = countedLoop(0, K / 16, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
+  // D = A[row0 - g .. +16, :] * B[:, col0 .. +8] + C over all of K, for the
+  // tile whose fragment rows start at row0 (= tile row * 16 + g) and whose
+  // columns start at col0 (= tile column * 8).
+  auto mmaTile = [&](llvm::Value *row0, llvm::Value *col0, const Regs &c) -> Regs {
+    llvm::Value *bRow = b.CreateAdd(col0, g);
+    return countedLoop(0, K / 16, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
       llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(16)), t2);
       std::vector<llvm::Value *> args;
       for (int i = 0; i < 4; ++i) {
@@ -123,6 +146,46 @@ bool Emitter::dotWithMma(ir::Op &op) {
       for (unsigned i = 0; i < 4; ++i) next.push_back(b.CreateExtractValue(out, i));
       return next;
     });
+  };
+
+  if (direct) {
+    // every warp runs the tiles its registers hold (warps whose columns wrap
+    // past N compute the same tiles as others: harmless, all lanes converge)
+    Regs cur = regsAs(acc, res->type), fin = cur;
+    auto crd = coords(d);
+    for (const auto &f : frags) {
+      Regs c;
+      for (size_t r : f) c.push_back(cur[r]);
+      Regs dv = mmaTile(crd[f[0]][0], b.CreateSub(crd[f[0]][1], t2), c);
+      for (int i = 0; i < 4; ++i) fin[f[i]] = dv[i];
+    }
+    smemClean = false;
+    define(res, fin);   // no trailing barrier: see beginSharedUse
+    return true;
+  }
+
+  auto cIndex = [&](llvm::Value *row0, llvm::Value *col0, int i) {
+    llvm::Value *row = b.CreateAdd(row0, i32(i >= 2 ? 8 : 0)), *col = b.CreateAdd(col0, i32(i & 1));
+    return b.CreateAdd(b.CreateMul(row, i32(N)), col);
+  };
+  int64_t tilesN = N / 8, numTiles = (M / 16) * tilesN, numWarps = opts.numWarps;
+  int64_t rounds = (numTiles + numWarps - 1) / numWarps;
+  countedLoop(0, rounds, {}, [&](llvm::Value *round, const Regs &) -> Regs {
+    llvm::Value *tile = b.CreateAdd(warp, b.CreateMul(round, i32(numWarps)));
+    llvm::BasicBlock *skip = nullptr;
+    if (rounds * numWarps != numTiles) {   // the last round leaves some warps idle (warp-uniform branch)
+      auto *work = llvm::BasicBlock::Create(ctx, "mma.tile", b.GetInsertBlock()->getParent());
+      skip = llvm::BasicBlock::Create(ctx, "mma.next", b.GetInsertBlock()->getParent());
+      b.CreateCondBr(b.CreateICmpULT(tile, i32(numTiles)), work, skip);
+      b.SetInsertPoint(work);
+    }
+    llvm::Value *row0 = b.CreateAdd(b.CreateMul(b.CreateUDiv(tile, i32(tilesN)), i32(16)), g);
+    llvm::Value *col0 = b.CreateMul(b.CreateURem(tile, i32(tilesN)), i32(8));
+    llvm::Value *cCol = b.CreateAdd(col0, t2);
+    llvm::Value *cBase = b.CreateGEP(b.getInt8Ty(), base, i32(offC));
+    Regs c;
+    for (int i = 0; i < 4; ++i) c.push_back(b.CreateLoad(f32, b.CreateGEP(f32, cBase, cIndex(row0, cCol, i))));
+    Regs dv = mmaTile(row0, col0, c);
     for (int i = 0; i < 4; ++i) b.CreateStore(dv[i], b.CreateGEP(f32, cBase, cIndex(row0, cCol, i)));
     if (skip) {
       b.CreateBr(skip);

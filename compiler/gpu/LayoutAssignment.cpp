@@ -19,6 +19,9 @@ namespace {
 using ir::OpKind;
 using LayoutPtr = std::shared_ptr<const ir::Layout>;
 
+/// Largest mma accumulator (bytes of f32) converted to the store's layout.
+constexpr int64_t kMaxStoreConvertBytes = 64 * 1024;
+
 bool isElementwise(OpKind k) {
   switch (k) {
   case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
@@ -32,6 +35,18 @@ bool isElementwise(OpKind k) {
   default:
     return false;
   }
+}
+
+/// The m16n8 f32 accumulator fragment as a blocked layout: lane l holds
+/// rows l/4 (+8) and columns (l%4)*2 + {0,1} of each 16x8 tile; the warps
+/// split N (DotToLLVM.cpp's dotWithMma relies on exactly this layout).
+std::shared_ptr<const BlockedLayout> mmaAccLayout(int numWarps) {
+  auto l = std::make_shared<BlockedLayout>();
+  l->sizePerThread = {1, 2};
+  l->threadsPerWarp = {8, 4};
+  l->warpsPerCTA = {1, numWarps};
+  l->order = {1, 0};
+  return l;
 }
 
 class LayoutAssigner {
@@ -56,6 +71,7 @@ private:
   std::map<ir::Value *, ir::Value *> parent_;     ///< union-find
   std::map<ir::Value *, LayoutPtr> classLayout_;  ///< by class root
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> materialized_;
+  std::vector<ir::Value *> mmaResults_;           ///< results of dots that run on tensor cores
 
   // ---------------------------------------------------------------- classes
 
@@ -92,15 +108,34 @@ private:
 
   void unifyAll() {
     for (ir::Op *op : ops_)
+      if (op->kind == OpKind::Dot && qualifiesForMma(*op))
+        mmaResults_.push_back(op->result());
+    for (ir::Op *op : ops_)
       unifyOp(*op);
+  }
+
+  /// Whether v's class holds the result of a dot that runs on tensor cores.
+  bool inMmaClass(ir::Value *v) {
+    if (!v->type.isTensor())
+      return false;
+    return std::any_of(mmaResults_.begin(), mmaResults_.end(), [&](ir::Value *r) { return find(r) == find(v); });
   }
 
   void unifyOp(ir::Op &op) {
     if (isElementwise(op.kind) || op.kind == OpKind::Load || op.kind == OpKind::Store ||
         op.kind == OpKind::Broadcast) {
       ir::Value *first = op.results.empty() ? op.operands[0] : op.result();
-      for (ir::Value *v : op.operands)
-        unite(v, first);
+      for (size_t i = 0; i < op.operands.size(); ++i) {
+        // a stored mma accumulator keeps its fragment layout (the pointers
+        // keep their coalesced one): one convert at the store, after the
+        // loop. The convert goes through shared memory, so only for tiles
+        // that surely fit (64 KiB of f32); a larger one is stored from the
+        // fragment layout, its pointers (and what they share) laid out so.
+        if (op.kind == OpKind::Store && i == 1 && inMmaClass(op.operands[i]) &&
+            op.operands[i]->type.numElements() * 4 <= kMaxStoreConvertBytes)
+          continue;
+        unite(op.operands[i], first);
+      }
       return;
     }
     switch (op.kind) {
@@ -152,6 +187,7 @@ private:
     LayoutPtr anchor;                ///< coalesced layout of a load/store
     int anchorVec = 0;
     bool forceBlocked = false;
+    bool mma = false;                ///< holds the result of a dot on tensor cores
     const ir::Op *reduce = nullptr;  ///< a reduce producing a member
     std::vector<const ir::Op *> expandUsers;
   };
@@ -208,13 +244,33 @@ private:
       return;
     case OpKind::Dot:
       cls(op.result())->forceBlocked = true;
+      if (qualifiesForMma(op))
+        cls(op.result())->mma = true;
       return;
     default:
       return;
     }
   }
 
+  /// The back end's mma.sync m16n8k16 rule: f16 x f16 or bf16 x bf16 with
+  /// an f32 result, M % 16 == 0, N % 8 == 0, K % 16 == 0.
+  static bool qualifiesForMma(const ir::Op &op) {
+    const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type, &r = op.result()->type;
+    if (a.rank() != 2 || b.rank() != 2 || r.rank() != 2 || a.elem.isPtr || r.elem.isPtr || b.elem != a.elem)
+      return false;
+    if (a.elem.scalar != Scalar::F16 && a.elem.scalar != Scalar::BF16)
+      return false;
+    if (r.elem.scalar != Scalar::F32)
+      return false;
+    return a.shape[0] % 16 == 0 && b.shape[1] % 8 == 0 && a.shape[1] % 16 == 0;
+  }
+
   LayoutPtr pick(const ClassInfo &c) {
+    // the accumulator's registers are the mma fragments: the whole class
+    // (loop-carried acc, its init and the values it feeds or is fed by)
+    // takes that layout, so the K loop needs no conversion
+    if (c.mma)
+      return mmaAccLayout(numWarps_);
     if (c.anchor)
       return c.anchor;
     if (!c.forceBlocked) {
@@ -282,6 +338,8 @@ private:
       return nullptr;
     case OpKind::Dot:
       return i == 2 ? op.result()->type.layout : nullptr;
+    case OpKind::Store:   // the value may be in another class (unifyOp): the pointers' layout
+      return op.operands[0]->type.isTensor() ? classLayout_.at(find(op.operands[0])) : classLayout_.at(find(v));
     default:
       return classLayout_.at(find(v));
     }

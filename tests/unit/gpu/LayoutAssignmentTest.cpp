@@ -11,6 +11,7 @@
 #include "ir/Verifier.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 using namespace tile;
 using namespace tile::gpu;
@@ -130,6 +131,58 @@ TEST_CASE("seed matmul: every tensor laid out, no converts in the loop, interpre
   double s = 0;
   for (int64_t k = 0; k < K; ++k) s += a.f(5 * K + k) * b.f(k * N + 7);
   CHECK(c2.f(5 * N + 7) == doctest::Approx(s));
+}
+
+TEST_CASE("seed matmul in f16: the accumulator chain takes the mma fragment layout, no converts in the loop") {
+  using kernels::test::HostArray;
+  const int64_t M = 37, N = 29, K = 40;
+  // a and b outlive the run: the bound arguments point at them
+  auto laidOutFor = [&](Scalar in, int numWarps, HostArray &a, HostArray &b, HostArray &c) {
+    for (int64_t i = 0; i < M * K; ++i) a.set(i, (i % 7) - 3);
+    for (int64_t i = 0; i < K * N; ++i) b.set(i, (i % 5) * 0.5);
+    return laidOut(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c, M, N, K), matmulKws(), numWarps);
+  };
+  for (int numWarps : {1, 4, 8}) {
+    for (Scalar in : {Scalar::F16, Scalar::BF16}) {
+      HostArray a(in, M * K), b(in, K * N), c(Scalar::F32, M * N);
+      Compiled lay = laidOutFor(in, numWarps, a, b, c);
+      // m16n8 f32 fragment: lane l holds rows l/4 (+8), columns 2*(l%4) + {0,1}; warps split N
+      std::string want = fmt::format("#blocked<[1, 2], [8, 4], [1, {}], [1, 0]>", numWarps);
+      auto dots = sema::test::opsOf(*lay.fn, ir::OpKind::Dot);
+      REQUIRE(dots.size() == 1);
+      CHECK(dots[0]->result()->type.layout->str() == want);
+      CHECK(dots[0]->operands[2]->type.layout->str() == want);
+      auto fors = sema::test::opsOf(*lay.fn, ir::OpKind::For);
+      REQUIRE(fors.size() == 1);
+      // the dot's accumulator is a loop-carried value: its iter arg and the loop result too
+      ir::Block &body = *fors[0]->regions[0]->block;
+      size_t j = 0;
+      while (j < body.args.size() && body.args[j].get() != dots[0]->operands[2])
+        ++j;
+      REQUIRE(j >= 1);
+      REQUIRE(j < body.args.size());
+      CHECK(fors[0]->results[j - 1]->type.layout->str() == want);
+      // the loads keep their coalesced layout; one convert, after the loop, for the store
+      CHECK(dots[0]->operands[0]->type.layout->str() != want);
+      CHECK(countOps(lay.fn->entry(), ir::OpKind::ConvertLayout, true) == 0);
+      CHECK(countOps(lay.fn->entry(), ir::OpKind::ConvertLayout, false) == 1);
+      auto stores = sema::test::opsOf(*lay.fn, ir::OpKind::Store);
+      REQUIRE(stores.size() == 1);
+      CHECK(stores[0]->operands[1]->def->kind == ir::OpKind::ConvertLayout);
+      CHECK(stores[0]->operands[1]->def->operands[0] == fors[0]->results[j - 1].get());
+      // the interpreter's results are unchanged by the layouts
+      interp::Options quiet;
+      quiet.warn = [](const std::string &) {};
+      interp::run(*lay.fn, interp::Grid{3, 2, 1}, lay.bound.args, quiet);
+      double s = 0;
+      for (int64_t k = 0; k < K; ++k) s += double((5 * K + k) % 7 - 3) * (((k * N + 7) % 5) * 0.5);
+      CHECK(c.f(5 * N + 7) == doctest::Approx(s));
+    }
+  }
+  // f32 inputs stay on the FMA path: the default blocked layout
+  HostArray a(Scalar::F32, M * K), b(Scalar::F32, K * N), c(Scalar::F32, M * N);
+  Compiled f32 = laidOutFor(Scalar::F32, 4, a, b, c);
+  CHECK(sema::test::opsOf(*f32.fn, ir::OpKind::Dot)[0]->result()->type.layout->str() != "#blocked<[1, 2], [8, 4], [1, 4], [1, 0]>");
 }
 
 TEST_CASE("loop-carried accumulator takes the load's layout: no convert per iteration") {
