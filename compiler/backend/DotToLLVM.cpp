@@ -1,25 +1,29 @@
 // DotToLLVM.cpp - dot lowering. Two paths, both through shared memory:
 //
-// * Tensor cores (dotWithMma): f16 x f16 or bf16 x bf16 with an f32
-//   accumulator, M % 16 == 0, N % 8 == 0, K % 16 == 0, and the staging
-//   buffers fit in shared memory. a (row-major), b (transposed, so that the
-//   "col" B fragment is two consecutive halves) go to shared memory. When
-//   the accumulator has the layout pass's m16n8 fragment layout (blocked
+// * Tensor cores (dotWithMma): an f32 accumulator, M % 16 == 0, N % 8 == 0,
+//   the staging buffers fit in shared memory, and either f16 x f16 or
+//   bf16 x bf16 with K % 16 == 0 (mma m16n8k16) or f32 x f32 with
+//   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32: each f32
+//   operand is rounded to tf32 after its ld.shared with cvt.rna.tf32.f32,
+//   round to nearest, ties away, as the interpreter does). a (row-major),
+//   b (transposed, so that the "col" B fragment's k elements are
+//   consecutive) go to shared memory. When the accumulator has the layout pass's m16n8 fragment layout (blocked
 //   [1,2] x [8,4] x [1,W]), every thread's registers already are C
-//   fragments: each warp runs mma.sync.aligned.m16n8k16.row.col over K for
+//   fragments (the m16n8 C/D fragment is the same for k16 and k8 tf32):
+//   each warp runs mma.sync.aligned.m16n8k{16,8}.row.col over K for
 //   the tiles it holds, straight into its registers (no C/D staging). For
 //   any other accumulator layout C is staged too: warps take the 16x8 tiles
 //   round-robin, write D back over C, and every thread reloads its registers
-//   from there. f16/bf16 products are exact in
+//   from there. f16/bf16 (and tf32) products are exact in
 //   f32, so only the order of the f32 sums differs from the interpreter's k
-//   order (the tensor core adds each k16 slice's products before adding C).
+//   order (the tensor core adds each k slice's products before adding C).
 //   For K <= 4096 with unit-normal inputs this stays well inside the GPU
 //   check's rtol 1e-4.
 // * FMA (everything else): a (MxK) and b (KxN) are written to shared
 //   memory, then every thread computes its accumulator registers with one
 //   fma per k in ascending k order (f16/bf16 inputs widened to f32 exactly;
-//   i8 inputs to i32). This equals the interpreter's exact products and f32
-//   sums in k order; tf32 input precision is not applied.
+//   i8 inputs to i32; f32 inputs of a "tf32" dot rounded to tf32 first).
+//   This equals the interpreter's exact products and f32 sums in k order.
 #include "backend/Emitter.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -33,9 +37,11 @@ namespace tile::backend {
 
 namespace {
 
-/// Halves of padding per shared row of a and b^T: rows stay 16-byte aligned
-/// and the 8 rows one fragment load touches fall in different banks.
-constexpr int64_t kRowPad = 8;
+/// Bytes of padding per shared row of a and b^T: rows stay 16-byte aligned
+/// and the 8 rows one fragment load touches fall in different banks (8
+/// halves, or 4 f32 words: with K % 8 == 0 the f32 row stride is 4 mod 8
+/// words, so rows g = 0..7 start in banks 4g mod 32).
+constexpr int64_t kRowPadBytes = 16;
 
 int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
@@ -46,6 +52,13 @@ int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 /// warpsPerCTA [1, numWarps], order [1, 0]), per 16x8 tile a thread holds,
 /// its four registers in fragment slot order (g,2t) (g,2t+1) (g+8,2t)
 /// (g+8,2t+1). Empty when the layout is another one.
+/// Whether op is a dot with f32 operands that asks for tf32 input precision.
+static bool isTf32Dot(const ir::Op &op) {
+  const ir::Type &a = op.operands[0]->type;
+  return !a.elem.isPtr && a.elem.scalar == Scalar::F32 && op.hasAttr("input_precision") &&
+         op.strAttr("input_precision") == "tf32";
+}
+
 static std::vector<std::array<size_t, 4>> fragmentRegs(const ir::Type &t, int numWarps) {
   auto *l = gpu::asBlocked(t);
   if (!l || l->sizePerThread != std::vector<int64_t>{1, 2} || l->threadsPerWarp != std::vector<int64_t>{8, 4} ||
@@ -72,21 +85,28 @@ static std::vector<std::array<size_t, 4>> fragmentRegs(const ir::Type &t, int nu
   return out;
 }
 
+llvm::Value *Emitter::toTf32(llvm::Value *v) {
+  return b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_f2tf32_rna), {v});
+}
+
 bool Emitter::dotWithMma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
   Scalar ea = a->type.elem.scalar, er = res->type.elem.scalar;
-  if (a->type.elem.isPtr || bv->type.elem != a->type.elem || !isNarrowFloat(ea) || er != Scalar::F32 ||
+  bool tf32 = isTf32Dot(op);
+  if (a->type.elem.isPtr || bv->type.elem != a->type.elem || !(isNarrowFloat(ea) || tf32) || er != Scalar::F32 ||
       res->type.elem.isPtr)
     return false;
-  if (M % 16 != 0 || N % 8 != 0 || K % 16 != 0) return false;
+  int64_t kStep = tf32 ? 8 : 16;   // K of one mma: m16n8k8 tf32, m16n8k16 f16/bf16
+  if (M % 16 != 0 || N % 8 != 0 || K % kStep != 0) return false;
   // accumulator registers already in fragment order: no staging of C/D
   std::vector<std::array<size_t, 4>> frags = fragmentRegs(res->type, opts.numWarps);
   bool direct = !frags.empty();
-  int64_t stride = K + kRowPad;   // halves per row of a and of b^T
-  int64_t offB = alignUp(M * stride * 2, 16);
-  int64_t offC = alignUp(offB + N * stride * 2, 16);
-  int64_t bytes = direct ? offB + N * stride * 2 : offC + M * N * 4;
+  int64_t esz = tf32 ? 4 : 2;
+  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a and of b^T
+  int64_t offB = alignUp(M * stride * esz, 16);
+  int64_t offC = alignUp(offB + N * stride * esz, 16);
+  int64_t bytes = direct ? offB + N * stride * esz : offC + M * N * 4;
   if (bytes > sharedLimit()) return false;   // the FMA path needs less
   needShared(bytes, op.loc);
 
@@ -109,18 +129,25 @@ bool Emitter::dotWithMma(ir::Op &op) {
   barrier();
 
   // Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16 with
-  // floating point type"): g = lane / 4, t = lane % 4.
-  //   A (4 x b32): {row g, g+8} x {k 2t..2t+1, 2t+8..2t+9}, order (g,k) (g+8,k) (g,k+8) (g+8,k+8)
-  //   B (2 x b32): column g, k 2t..2t+1 and 2t+8..2t+9
+  // floating point type" and "for mma.m16n8k8", .tf32): g = lane / 4,
+  // t = lane % 4, h = kStep / 2.
+  //   A (4 x b32): {row g, g+8} x {k kt, kt+h}, order (g,k) (g+8,k) (g,k+h) (g+8,k+h)
+  //   B (2 x b32): column g, k kt and kt+h
   //   C/D (4 f32): (g, 2t) (g, 2t+1) (g+8, 2t) (g+8, 2t+1)
+  // where k16 f16/bf16: kt = 2t and each b32 holds k kt..kt+1 (two halves);
+  // k8 tf32: kt = t and each b32 holds the one tf32 element at k kt.
   llvm::Value *g = b.CreateUDiv(lane, i32(4)), *t2 = b.CreateMul(b.CreateURem(lane, i32(4)), i32(2));
-  llvm::Function *mma = llvm::Intrinsic::getDeclaration(
-      &mod, ea == Scalar::F16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
-                              : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16);
+  llvm::Value *kt = tf32 ? b.CreateURem(lane, i32(4)) : t2;
+  llvm::Intrinsic::ID mmaId = tf32                ? llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32
+                              : ea == Scalar::F16 ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
+                                                  : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16;
+  llvm::Function *mma = llvm::Intrinsic::getDeclaration(&mod, mmaId);
   llvm::FunctionType *mmaTy = mma->getFunctionType();
-  // One b32 (two halves) at half index `idx` of the region at byte `off`.
+  // One fragment b32 at element index `idx` of the region at byte `off`:
+  // two halves, or one f32 rounded to tf32.
   auto loadPair = [&](int64_t off, llvm::Value *idx, unsigned param) -> llvm::Value * {
     llvm::Value *p = b.CreateGEP(half, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
+    if (tf32) return toTf32(b.CreateAlignedLoad(f32, p, llvm::Align(4)));
     llvm::Value *v = b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
     return b.CreateBitCast(v, mmaTy->getParamType(param));   // <2 x half> for f16, i32 for bf16
   };
@@ -129,15 +156,15 @@ bool Emitter::dotWithMma(ir::Op &op) {
   // columns start at col0 (= tile column * 8).
   auto mmaTile = [&](llvm::Value *row0, llvm::Value *col0, const Regs &c) -> Regs {
     llvm::Value *bRow = b.CreateAdd(col0, g);
-    return countedLoop(0, K / 16, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
-      llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(16)), t2);
+    return countedLoop(0, K / kStep, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
+      llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(kStep)), kt);
       std::vector<llvm::Value *> args;
       for (int i = 0; i < 4; ++i) {
-        llvm::Value *row = b.CreateAdd(row0, i32(i & 1 ? 8 : 0)), *k = b.CreateAdd(k0, i32(i >= 2 ? 8 : 0));
+        llvm::Value *row = b.CreateAdd(row0, i32(i & 1 ? 8 : 0)), *k = b.CreateAdd(k0, i32(i >= 2 ? kStep / 2 : 0));
         args.push_back(loadPair(0, b.CreateAdd(b.CreateMul(row, i32(stride)), k), i));
       }
       for (int i = 0; i < 2; ++i) {
-        llvm::Value *k = b.CreateAdd(k0, i32(i * 8));
+        llvm::Value *k = b.CreateAdd(k0, i32(i * kStep / 2));
         args.push_back(loadPair(offB, b.CreateAdd(b.CreateMul(bRow, i32(stride)), k), 4 + i));
       }
       args.insert(args.end(), cur.begin(), cur.end());
@@ -207,7 +234,7 @@ void Emitter::emitDot(ir::Op &op) {
   if (dotWithMma(op)) return;
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
   ElemType ea = a->type.elem, eb = bv->type.elem, er = res->type.elem;
-  bool intDot = er.isInt();
+  bool intDot = er.isInt(), tf32 = isTf32Dot(op);
   llvm::Type *ta = memType(ea), *tb = memType(eb);
   int64_t bytesA = M * K * (int64_t)mod.getDataLayout().getTypeAllocSize(ta);
   int64_t offB = (bytesA + 15) / 16 * 16;
@@ -222,6 +249,8 @@ void Emitter::emitDot(ir::Op &op) {
   llvm::Type *accTy = llvmType(er);
   auto widen = [&](llvm::Value *v, ElemType e) -> llvm::Value * {
     if (intDot) return b.CreateIntCast(v, accTy, isSigned(e.scalar));
+    // tf32 values are f32 with 13 zero low bits: their products stay exact
+    if (tf32 && e.scalar == Scalar::F32) v = b.CreateBitCast(b.CreateAnd(toTf32(v), i32(-8192)), b.getFloatTy());
     return v->getType() == accTy ? v : b.CreateFPExt(v, accTy);
   };
   Regs fin = countedLoop(0, K, init, [&](llvm::Value *k, const Regs &cur) {

@@ -147,9 +147,12 @@ public:
   llvm::Value *shuffleXor(llvm::Value *v, int laneMask);
   // DotToLLVM.cpp
   void emitDot(ir::Op &op);
-  /// dot on tensor cores (mma.sync m16n8k16); false: shapes or types
-  /// unsuited, nothing emitted.
+  /// dot on tensor cores (mma.sync m16n8k16, or m16n8k8 tf32); false:
+  /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
+  /// f32 `v` rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away), as an
+  /// i32 holding the tf32 bits.
+  llvm::Value *toTf32(llvm::Value *v);
   // ControlFlowToLLVM.cpp
   void emitFor(ir::Op &op);
   void emitWhile(ir::Op &op);

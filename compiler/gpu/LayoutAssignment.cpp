@@ -134,6 +134,11 @@ private:
         if (op.kind == OpKind::Store && i == 1 && inMmaClass(op.operands[i]) &&
             op.operands[i]->type.numElements() * 4 <= kMaxStoreConvertBytes)
           continue;
+        // a load's `other` shared with an mma accumulator (one CSE'd splat of
+        // 0.0 for both, as in f32 matmuls) must not pull the load into the
+        // fragment layout: the splat is cloned in the load's layout instead
+        if (op.kind == OpKind::Load && i == 2 && inMmaClass(op.operands[i]))
+          continue;
         unite(op.operands[i], first);
       }
       return;
@@ -252,17 +257,21 @@ private:
     }
   }
 
-  /// The back end's mma.sync m16n8k16 rule: f16 x f16 or bf16 x bf16 with
-  /// an f32 result, M % 16 == 0, N % 8 == 0, K % 16 == 0.
+  /// The back end's mma.sync rule (DotToLLVM.cpp's dotWithMma): an f32
+  /// result, M % 16 == 0, N % 8 == 0, and either f16 x f16 or bf16 x bf16
+  /// with K % 16 == 0 (m16n8k16) or f32 x f32 with input_precision "tf32"
+  /// and K % 8 == 0 (m16n8k8 tf32). Both share the m16n8 C/D fragment.
   static bool qualifiesForMma(const ir::Op &op) {
     const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type, &r = op.result()->type;
     if (a.rank() != 2 || b.rank() != 2 || r.rank() != 2 || a.elem.isPtr || r.elem.isPtr || b.elem != a.elem)
       return false;
-    if (a.elem.scalar != Scalar::F16 && a.elem.scalar != Scalar::BF16)
+    if (r.elem.scalar != Scalar::F32 || a.shape[0] % 16 != 0 || b.shape[1] % 8 != 0)
       return false;
-    if (r.elem.scalar != Scalar::F32)
-      return false;
-    return a.shape[0] % 16 == 0 && b.shape[1] % 8 == 0 && a.shape[1] % 16 == 0;
+    if (a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16)
+      return a.shape[1] % 16 == 0;
+    if (a.elem.scalar == Scalar::F32)
+      return op.hasAttr("input_precision") && op.strAttr("input_precision") == "tf32" && a.shape[1] % 8 == 0;
+    return false;
   }
 
   LayoutPtr pick(const ClassInfo &c) {
@@ -338,6 +347,8 @@ private:
       return nullptr;
     case OpKind::Dot:
       return i == 2 ? op.result()->type.layout : nullptr;
+    case OpKind::Load:    // `other` may be in another class (unifyOp): the result's layout
+      return op.result()->type.isTensor() ? classLayout_.at(find(op.result())) : classLayout_.at(find(v));
     case OpKind::Store:   // the value may be in another class (unifyOp): the pointers' layout
       return op.operands[0]->type.isTensor() ? classLayout_.at(find(op.operands[0])) : classLayout_.at(find(v));
     default:

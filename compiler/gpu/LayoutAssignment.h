@@ -12,8 +12,9 @@
 //     splats, elementwise ops, broadcasts, expand_dims) is cloned in the
 //     needed layout, anything else goes through convert_layout, placed right
 //     after the producer (so loop-invariant values convert once);
-//   - a dot that runs on tensor cores (f16/bf16 inputs, f32 acc, M%16, N%8,
-//     K%16 zero) gives its class (acc, result, loop-carried acc) the m16n8
+//   - a dot that runs on tensor cores (f32 acc, M%16, N%8 zero, and f16/bf16
+//     inputs with K%16 zero or f32 inputs, input_precision "tf32", K%8
+//     zero) gives its class (acc, result, loop-carried acc) the m16n8
 //     accumulator fragment layout, #blocked<[1, 2], [8, 4], [1, W], [1, 0]>,
 //     ahead of load/store coalescing; the final store of such an
 //     accumulator (up to 64 KiB) gets one convert after the loop;

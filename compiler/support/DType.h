@@ -54,6 +54,11 @@ uint16_t floatToHalfBits(float f);   ///< round to nearest even
 float halfBitsToFloat(uint16_t h);
 uint16_t floatToBF16Bits(float f);   ///< round to nearest even
 float bf16BitsToFloat(uint16_t h);
+/// Round an f32 to tf32 (1 sign, 8 exponent, 10 mantissa bits; the low 13
+/// bits become zero) to nearest, ties away from zero, like PTX
+/// cvt.rna.tf32.f32: NaN stays NaN, inf stays inf, a value past the largest
+/// finite tf32 becomes inf, subnormals follow the same bit rule.
+float roundToTF32(float f);
 /// Round a double to the precision of a float scalar (identity for f64).
 double roundToFloatType(double v, Scalar s);
 /// Wrap an integer to the width (and signedness) of an integer scalar

@@ -85,6 +85,12 @@ void toFloats(const std::vector<double> &src, std::vector<float> &dst) {
     dst[k] = static_cast<float>(src[k]);
 }
 
+/// Rounds every element to tf32 (the operands of a "tf32" dot).
+void roundAllToTF32(std::vector<float> &v) {
+  for (float &x : v)
+    x = roundToTF32(x);
+}
+
 /// One MxN product: r[i, j] = fma chain over k ascending, starting at acc.
 /// The j-inner order keeps every (i, j) chain in k order while letting the
 /// compiler vectorize over j.
@@ -119,12 +125,18 @@ bool hasFma() { return false; }
 
 // f16/bf16/f32 inputs: for each (m, n), acc starts at acc[m, n] and adds the
 // products for k ascending with fmaf (the product is exact, one rounding per
-// step). input_precision is ignored: the interpreter computes ieee f32 for
-// every precision (tf32 on a GPU rounds the inputs first).
+// step). With input_precision "tf32", f32 operands are rounded to tf32
+// first, as the GPU's tensor cores do; "ieee" and "tf32x3" keep them.
 void dotF32(Machine &m, ExecOp &e, const DotShape &s) {
   thread_local std::vector<float> a, b, acc;
   toFloats(m.in(e, 0).f, a);
   toFloats(m.in(e, 1).f, b);
+  if (e.op->strAttr("input_precision") == "tf32") {
+    if (m.inInfo(e, 0).elem.scalar == Scalar::F32)
+      roundAllToTF32(a);
+    if (m.inInfo(e, 1).elem.scalar == Scalar::F32)
+      roundAllToTF32(b);
+  }
   toFloats(m.in(e, 2).f, acc);
   for (int64_t z = 0; z < s.batch; ++z) {
     const float *az = a.data() + z * s.M * s.K, *bz = b.data() + z * s.K * s.N;

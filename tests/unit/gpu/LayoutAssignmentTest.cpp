@@ -119,7 +119,9 @@ TEST_CASE("seed matmul: every tensor laid out, no converts in the loop, interpre
   Compiled ref = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c1, M, N, K), matmulKws(), true);
   Compiled lay = laidOut(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c2, M, N, K), matmulKws());
   CHECK(countOps(lay.fn->entry(), ir::OpKind::ConvertLayout, true) == 0);
-  CHECK(countOps(lay.fn->entry(), ir::OpKind::ConvertLayout, false) == 0);
+  // the f32 dot (default input_precision "tf32") runs on tensor cores: its
+  // accumulator keeps the fragment layout and converts once, for the store
+  CHECK(countOps(lay.fn->entry(), ir::OpKind::ConvertLayout, false) == 1);
   interp::Options quiet;
   quiet.warn = [](const std::string &) {};
   interp::Grid grid{3, 2, 1};
@@ -133,17 +135,21 @@ TEST_CASE("seed matmul: every tensor laid out, no converts in the loop, interpre
   CHECK(c2.f(5 * N + 7) == doctest::Approx(s));
 }
 
-TEST_CASE("seed matmul in f16: the accumulator chain takes the mma fragment layout, no converts in the loop") {
+TEST_CASE("seed matmul in f16, bf16 and tf32: the accumulator chain takes the mma fragment layout, no converts in the loop") {
   using kernels::test::HostArray;
   const int64_t M = 37, N = 29, K = 40;
   // a and b outlive the run: the bound arguments point at them
-  auto laidOutFor = [&](Scalar in, int numWarps, HostArray &a, HostArray &b, HostArray &c) {
+  auto laidOutFrom = [&](const std::string &src, int numWarps, HostArray &a, HostArray &b, HostArray &c) {
     for (int64_t i = 0; i < M * K; ++i) a.set(i, (i % 7) - 3);
     for (int64_t i = 0; i < K * N; ++i) b.set(i, (i % 5) * 0.5);
-    return laidOut(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c, M, N, K), matmulKws(), numWarps);
+    return laidOut(src, "matmul_kernel", matmulArgs(a, b, c, M, N, K), matmulKws(), numWarps);
+  };
+  auto laidOutFor = [&](Scalar, int numWarps, HostArray &a, HostArray &b, HostArray &c) {
+    return laidOutFrom(sema::test::kSeedKernels, numWarps, a, b, c);
   };
   for (int numWarps : {1, 4, 8}) {
-    for (Scalar in : {Scalar::F16, Scalar::BF16}) {
+    // f32 with the default input_precision "tf32" qualifies like f16 (mma m16n8k8 .tf32)
+    for (Scalar in : {Scalar::F16, Scalar::BF16, Scalar::F32}) {
       HostArray a(in, M * K), b(in, K * N), c(Scalar::F32, M * N);
       Compiled lay = laidOutFor(in, numWarps, a, b, c);
       // m16n8 f32 fragment: lane l holds rows l/4 (+8), columns 2*(l%4) + {0,1}; warps split N
@@ -179,10 +185,21 @@ TEST_CASE("seed matmul in f16: the accumulator chain takes the mma fragment layo
       CHECK(c.f(5 * N + 7) == doctest::Approx(s));
     }
   }
-  // f32 inputs stay on the FMA path: the default blocked layout
-  HostArray a(Scalar::F32, M * K), b(Scalar::F32, K * N), c(Scalar::F32, M * N);
-  Compiled f32 = laidOutFor(Scalar::F32, 4, a, b, c);
-  CHECK(sema::test::opsOf(*f32.fn, ir::OpKind::Dot)[0]->result()->type.layout->str() != "#blocked<[1, 2], [8, 4], [1, 4], [1, 0]>");
+  // f32 inputs with input_precision "ieee" or "tf32x3" stay on the FMA path:
+  // the default blocked layout
+  for (const char *prec : {"ieee", "tf32x3"}) {
+    std::string src = sema::test::kSeedKernels;
+    const std::string call = "tl.dot(a, b, acc)";
+    size_t at = src.find(call);
+    REQUIRE(at != std::string::npos);
+    src.replace(at, call.size(), fmt::format("tl.dot(a, b, acc, input_precision=\"{}\")", prec));
+    HostArray a(Scalar::F32, M * K), b(Scalar::F32, K * N), c(Scalar::F32, M * N);
+    Compiled f32 = laidOutFrom(src, 4, a, b, c);
+    auto dots = sema::test::opsOf(*f32.fn, ir::OpKind::Dot);
+    REQUIRE(dots.size() == 1);
+    CHECK(dots[0]->strAttr("input_precision") == prec);
+    CHECK(dots[0]->result()->type.layout->str() != "#blocked<[1, 2], [8, 4], [1, 4], [1, 0]>");
+  }
 }
 
 TEST_CASE("loop-carried accumulator takes the load's layout: no convert per iteration") {

@@ -184,7 +184,8 @@ TEST_CASE("end to end: lesson 2 tiled matmul") {
                         "    matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),\n"
                         "                        c.stride(0), c.stride(1), N_ITERS=triton.cdiv(K, 16),\n"
                         "                        BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)\n"
-                        "    assert_close(c, a @ b, rtol=1e-4, atol=1e-4)\n"
+                        "    # f32 dots default to tf32 inputs, as in Triton\n"
+                        "    assert_close(c, a @ b, rtol=1e-2, atol=1e-2)\n"
                         "    print('matmul ok')\n",
                         l);
   CHECK(r.error == "");

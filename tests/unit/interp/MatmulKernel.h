@@ -5,11 +5,14 @@
 
 #include "ir/IR.h"
 
+#include <string>
+
 namespace tile::interp::test {
 
 struct MatmulConfig {
   Scalar in = Scalar::F32, acc = Scalar::F32;
   int64_t blockM = 16, blockN = 16, blockK = 16, iters = 1;
+  std::string precision = "tf32"; ///< the dot's input_precision (sema's f32 default)
 };
 
 /// Parameters: a, b, c, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
@@ -63,7 +66,7 @@ inline void buildMatmul(ir::Function &fn, const MatmulConfig &c) {
   Value *aZero = isFloat(c.in) ? lb.constantFloat(0.0, aType) : lb.constantInt(0, aType);
   Value *bZero = isFloat(c.in) ? lb.constantFloat(0.0, bType) : lb.constantInt(0, bType);
   Value *av = lb.load(ap, aMask, aZero), *bv = lb.load(bp, bMask, bZero);
-  Value *next = lb.dot(av, bv, acc, "tf32");
+  Value *next = lb.dot(av, bv, acc, c.precision);
   Value *aStep = lb.binary(OpKind::Mul, lb.constantInt(c.blockK, Type::scalar(Scalar::I32)), sak);
   Value *bStep = lb.binary(OpKind::Mul, lb.constantInt(c.blockK, Type::scalar(Scalar::I32)), sbk);
   Value *apNext = lb.addptr(ap, lb.splat(aStep, {c.blockM, c.blockK}));

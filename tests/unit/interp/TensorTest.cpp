@@ -55,9 +55,12 @@ void checkMatmul(MatmulCase mc, uint64_t seed) {
       CAPTURE(i);
       CAPTURE(j);
       if (isFloat(c.in)) {
+        // A "tf32" dot rounds f32 operands to tf32 first; f16/bf16 are exact.
+        bool toTF32 = c.in == Scalar::F32 && c.precision == "tf32";
+        auto operand = [&](double v) { return toTF32 ? roundToTF32(float(v)) : float(v); };
         float acc = 0;
         for (int64_t k = 0; k < mc.K; ++k)
-          acc = std::fmaf(float(a.f(i * mc.K + k)), float(b.f(k * mc.N + j)), acc);
+          acc = std::fmaf(operand(a.f(i * mc.K + k)), operand(b.f(k * mc.N + j)), acc);
         CHECK(out.f(i * mc.N + j) == double(acc));
       } else {
         uint32_t acc = 0;
@@ -74,6 +77,8 @@ TEST_CASE("interp: seed matmul (dot in a K loop) matches fmaf reference loops") 
   MatmulCase cases[] = {
       {{Scalar::F32, Scalar::F32, 16, 16, 16}, 33, 17, 40},
       {{Scalar::F32, Scalar::F32, 16, 16, 16}, 1, 1, 1},
+      {{Scalar::F32, Scalar::F32, 16, 16, 16, 1, "ieee"}, 33, 17, 40},
+      {{Scalar::F32, Scalar::F32, 16, 16, 16, 1, "tf32x3"}, 17, 18, 19},
       {{Scalar::F16, Scalar::F32, 16, 32, 8}, 20, 7, 9},
       {{Scalar::BF16, Scalar::F32, 32, 16, 16}, 7, 33, 100},
       {{Scalar::I8, Scalar::I32, 32, 16, 16}, 40, 33, 50},
@@ -82,6 +87,7 @@ TEST_CASE("interp: seed matmul (dot in a K loop) matches fmaf reference loops") 
   uint64_t seed = 100;
   for (const MatmulCase &mc : cases) {
     CAPTURE(scalarName(mc.cfg.in));
+    CAPTURE(mc.cfg.precision);
     CAPTURE(mc.M);
     if (mc.cfg.in == Scalar::F64)
       continue; // f64 checked below with double fma
