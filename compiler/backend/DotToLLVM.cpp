@@ -25,6 +25,7 @@
 //   i8 inputs to i32; f32 inputs of a "tf32" dot rounded to tf32 first).
 //   This equals the interpreter's exact products and f32 sums in k order.
 #include "backend/Emitter.h"
+#include "gpu/LayoutAssignment.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -92,13 +93,10 @@ llvm::Value *Emitter::toTf32(llvm::Value *v) {
 bool Emitter::dotWithMma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
-  Scalar ea = a->type.elem.scalar, er = res->type.elem.scalar;
+  Scalar ea = a->type.elem.scalar;
   bool tf32 = isTf32Dot(op);
-  if (a->type.elem.isPtr || bv->type.elem != a->type.elem || !(isNarrowFloat(ea) || tf32) || er != Scalar::F32 ||
-      res->type.elem.isPtr)
-    return false;
+  if (!gpu::dotRunsOnTensorCores(op)) return false;
   int64_t kStep = tf32 ? 8 : 16;   // K of one mma: m16n8k8 tf32, m16n8k16 f16/bf16
-  if (M % 16 != 0 || N % 8 != 0 || K % kStep != 0) return false;
   // accumulator registers already in fragment order: no staging of C/D
   std::vector<std::array<size_t, 4>> frags = fragmentRegs(res->type, opts.numWarps);
   bool direct = !frags.empty();

@@ -27,6 +27,12 @@
 
 namespace tile::gpu {
 
+/// The one rule for which dots run on tensor cores (mma.sync m16n8k16 for
+/// f16/bf16, m16n8k8 for f32 with input_precision "tf32"), shared by this
+/// pass (their accumulators take the m16n8 fragment layout) and the LLVM
+/// back end (DotToLLVM.cpp).
+bool dotRunsOnTensorCores(const ir::Op &dot);
+
 /// Assigns layouts for a program of numWarps warps; returns true (it always
 /// changes a function with tensors).
 bool assignLayouts(ir::Function &fn, int numWarps);
