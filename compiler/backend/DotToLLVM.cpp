@@ -238,8 +238,16 @@ void Emitter::emitDot(ir::Op &op) {
   int64_t offB = (bytesA + 15) / 16 * 16;
   needShared(offB + K * N * (int64_t)mod.getDataLayout().getTypeAllocSize(tb), op.loc);
   beginSharedUse();
-  storeShared(regs(a), dist(a->type), ta, 0);
-  storeShared(regs(bv), dist(bv->type), tb, offB);
+  // tf32 inputs are rounded once, as they are staged (not per k in the loop):
+  // tf32 values are f32 with 13 zero low bits, so their products stay exact.
+  auto staged = [&](ir::Value *v) {
+    Regs r = regs(v);
+    if (tf32 && v->type.elem.scalar == Scalar::F32)
+      for (llvm::Value *&x : r) x = b.CreateBitCast(b.CreateAnd(toTf32(x), i32(-8192)), b.getFloatTy());
+    return r;
+  };
+  storeShared(staged(a), dist(a->type), ta, 0);
+  storeShared(staged(bv), dist(bv->type), tb, offB);
   barrier();
   Dist d = dist(res->type);
   auto crd = coords(d);
@@ -247,8 +255,6 @@ void Emitter::emitDot(ir::Op &op) {
   llvm::Type *accTy = llvmType(er);
   auto widen = [&](llvm::Value *v, ElemType e) -> llvm::Value * {
     if (intDot) return b.CreateIntCast(v, accTy, isSigned(e.scalar));
-    // tf32 values are f32 with 13 zero low bits: their products stay exact
-    if (tf32 && e.scalar == Scalar::F32) v = b.CreateBitCast(b.CreateAnd(toTf32(v), i32(-8192)), b.getFloatTy());
     return v->getType() == accTy ? v : b.CreateFPExt(v, accTy);
   };
   Regs fin = countedLoop(0, K, init, [&](llvm::Value *k, const Regs &cur) {
