@@ -19,7 +19,7 @@ struct GpuLauncher::Kernel {
   cuda::Module module;
   cuda::Function fn;
   backend::KernelBinary binary;
-  std::shared_ptr<const ir::Function> ir; ///< un-laid-out IR, for the interpreter check
+  std::shared_ptr<const ir::Function> ir; ///< un-laid-out IR, for the interpreter check (null without it)
 };
 
 /// A host allocation's device copy.
@@ -46,7 +46,9 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
   auto it = kernels_.find(key);
   if (it != kernels_.end()) return *it->second;
   std::unique_ptr<ir::Function> fn = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
-  std::shared_ptr<const ir::Function> plain = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
+  // The interpreter check needs the IR before the GPU passes; only then.
+  std::shared_ptr<const ir::Function> plain;
+  if (opts_.checkAgainstInterpreter) plain = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
   gpu::pipelineLoops(*fn, req.numStages);
   gpu::assignLayouts(*fn, req.numWarps);
   backend::TargetOptions t;
