@@ -49,7 +49,16 @@ std::vector<Regs> Emitter::terminatorValues(ir::Op &term, const std::vector<ir::
   return out;
 }
 
-void Emitter::emitFor(ir::Op &op) {
+/// Whether op lies in the body of a for or while loop (at any depth).
+static bool insideLoop(const ir::Op &op) {
+  for (const ir::Block *b = op.parent; b && b->parent && b->parent->parent; b = b->parent->parent->parent) {
+    const ir::Op *owner = b->parent->parent;
+    if (owner->kind == ir::OpKind::For || owner->kind == ir::OpKind::While) return true;
+  }
+  return false;
+}
+
+bool Emitter::emitFor(ir::Op &op) {
   ir::Block &body = *op.regions[0]->block;
   ir::Type ivType = op.operands[0]->type;
   std::vector<ir::Type> types = argTypes(body, 1);
@@ -63,6 +72,7 @@ void Emitter::emitFor(ir::Op &op) {
   std::vector<Regs> phis = makePhis(*this, {{lb}}, pre);
   llvm::Value *iv = phis[0][0];
   std::vector<Regs> carried = makePhis(*this, init, pre);
+  std::vector<Regs> parityPhi = makePhis(*this, {{i32(0)}}, pre);
   bool sgn = isSigned(ivType.elem.scalar);
   llvm::Value *zero = llvm::ConstantInt::get(step->getType(), 0);
   llvm::Value *up = sgn ? b.CreateICmpSGT(step, zero) : b.CreateICmpNE(step, zero);
@@ -72,15 +82,26 @@ void Emitter::emitFor(ir::Op &op) {
   b.SetInsertPoint(loop);
   define(body.args[0].get(), {iv});
   for (size_t i = 0; i < types.size(); ++i) define(body.args[1 + i].get(), carried[i]);
+  loops.push_back({&body, parityPhi[0][0]});
   emitBlock(body);
+  bool exitBarrier = loops.back().exitBarrier;
+  loops.pop_back();
   std::vector<Regs> next = terminatorValues(*body.terminator(), types, 0);
   llvm::Value *ivNext = b.CreateAdd(iv, step);
+  llvm::Value *parityNext = b.CreateXor(parityPhi[0][0], i32(1));
   llvm::BasicBlock *latch = b.GetInsertBlock();
   b.CreateBr(header);
   addIncoming(phis, {{ivNext}}, latch);
+  addIncoming(parityPhi, {{parityNext}}, latch);
   addIncoming(carried, next, latch);
   b.SetInsertPoint(exit);
+  // double-buffered dot operands: the last iteration's reads finish before
+  // an enclosing loop's next round writes the buffers again (nothing else
+  // uses them, so a loop that runs once per program needs no barrier)
+  exitBarrier = exitBarrier && insideLoop(op);
+  if (exitBarrier) barrier();
   for (size_t i = 0; i < types.size(); ++i) define(op.results[i].get(), convertRegs(carried[i], types[i], op.results[i]->type, op.loc));
+  return exitBarrier;
 }
 
 void Emitter::emitWhile(ir::Op &op) {

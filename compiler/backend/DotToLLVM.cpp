@@ -3,16 +3,22 @@
 // * Tensor cores (dotWithMma): an f32 accumulator, M % 16 == 0, N % 8 == 0,
 //   the staging buffers fit in shared memory, and either f16 x f16 or
 //   bf16 x bf16 with K % 16 == 0 (mma m16n8k16) or f32 x f32 with
-//   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32: each f32
-//   operand is rounded to tf32 after its ld.shared with cvt.rna.tf32.f32,
-//   round to nearest, ties away, as the interpreter does). a (row-major),
-//   b (transposed, so that the "col" B fragment's k elements are
-//   consecutive) go to shared memory. When the accumulator has the layout pass's m16n8 fragment layout (blocked
-//   [1,2] x [8,4] x [1,W]), every thread's registers already are C
-//   fragments (the m16n8 C/D fragment is the same for k16 and k8 tf32):
-//   each warp runs mma.sync.aligned.m16n8k{16,8}.row.col over K for
-//   the tiles it holds, straight into its registers (no C/D staging). For
-//   any other accumulator layout C is staged too: warps take the 16x8 tiles
+//   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32). f16/bf16: a
+//   row-major and b transposed (so that a "col" B fragment's k pairs are
+//   consecutive), fragments read with ld.shared. tf32: each f32 operand is
+//   rounded once, as it is staged, with cvt.rna.tf32.f32 (round to nearest,
+//   ties away, as the interpreter does); a and b stay row-major (rows padded
+//   so that fragment reads hit 32 distinct banks), the A fragment of a k8
+//   step comes from one ldmatrix.x4 (an 8x4 tf32 block is an 8x8 b16
+//   matrix) and B from two ld.shared. When the accumulator has the layout
+//   pass's m16n8 fragment layout (blocked [1,2] x [8,4] x [1,W]), every
+//   thread's registers already are C fragments (the m16n8 C/D fragment is
+//   the same for k16 and k8 tf32): each warp runs mma.sync.aligned.m16n8k*
+//   .row.col over K for the tiles it holds, straight into its registers (no
+//   C/D staging); such a dot directly in a for body stages its operands in
+//   two static shared buffers that alternate by iteration, so it needs one
+//   barrier per iteration instead of two (doubleBufferedBase). For any other
+//   accumulator layout C is staged too: warps take the 16x8 tiles
 //   round-robin, write D back over C, and every thread reloads its registers
 //   from there. f16/bf16 (and tf32) products are exact in
 //   f32, so only the order of the f32 sums differs from the interpreter's k
@@ -43,6 +49,14 @@ namespace {
 /// halves, or 4 f32 words: with K % 8 == 0 the f32 row stride is 4 mod 8
 /// words, so rows g = 0..7 start in banks 4g mod 32).
 constexpr int64_t kRowPadBytes = 16;
+
+/// Words of padding per shared row of a tf32 b (row-major K x N): with
+/// N % 8 == 0 the row stride is 8 mod 32 words, so a B fragment's rows
+/// t = 0..3 start in banks 0, 8, 16, 24 and its 8 columns fill them.
+constexpr int64_t kTf32BPadWords = 8;
+
+/// Static shared memory a kernel may spend on double-buffered dot operands.
+constexpr int64_t kMaxDoubleBufferBytes = 32 * 1024;
 
 int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 
@@ -90,6 +104,26 @@ llvm::Value *Emitter::toTf32(llvm::Value *v) {
   return b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_f2tf32_rna), {v});
 }
 
+/// Operand buffers of a tensor-core dot directly in a for body, in static
+/// shared memory of their own, two of them alternating by iteration: the
+/// stores of iteration i + 1 go to the other buffer than the reads of
+/// iteration i, and the reads of i are done before anyone passes the
+/// barrier of i + 1, so the dot needs no leading barrier (one bar.sync per
+/// iteration instead of two). Null when the dot does not qualify.
+llvm::Value *Emitter::doubleBufferedBase(const ir::Op &op, bool direct, int64_t bufBytes) {
+  if (!direct || loops.empty() || loops.back().body != op.parent) return nullptr;
+  if (staticSharedBytes + 2 * bufBytes > kMaxDoubleBufferBytes) return nullptr;
+  if (sharedBytes + staticSharedBytes + 2 * bufBytes > sharedLimit()) return nullptr;
+  auto *ty = llvm::ArrayType::get(b.getInt8Ty(), 2 * bufBytes);
+  auto *gv = new llvm::GlobalVariable(mod, ty, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(ty),
+                                      fmt::format("dot_operands_{}", staticSharedBytes), nullptr,
+                                      llvm::GlobalValue::NotThreadLocal, 3);
+  gv->setAlignment(llvm::Align(16));
+  staticSharedBytes += 2 * bufBytes;
+  loops.back().exitBarrier = true;
+  return b.CreateGEP(b.getInt8Ty(), gv, b.CreateMul(loops.back().parity, i32(bufBytes)));
+}
+
 bool Emitter::dotWithMma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
@@ -101,27 +135,39 @@ bool Emitter::dotWithMma(ir::Op &op) {
   std::vector<std::array<size_t, 4>> frags = fragmentRegs(res->type, opts.numWarps);
   bool direct = !frags.empty();
   int64_t esz = tf32 ? 4 : 2;
-  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a and of b^T
+  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a (and of b^T for f16/bf16)
+  // tf32: b stays row-major (k rows of N), rows N + 8 words apart, so that
+  // the fragment's 4 k rows x 8 columns fall in 32 different banks
+  int64_t strideB = tf32 ? N + kTf32BPadWords : stride;
   int64_t offB = alignUp(M * stride * esz, 16);
-  int64_t offC = alignUp(offB + N * stride * esz, 16);
-  int64_t bytes = direct ? offB + N * stride * esz : offC + M * N * 4;
+  int64_t bBytes = tf32 ? K * strideB * esz : N * stride * esz;
+  int64_t offC = alignUp(offB + bBytes, 16);
+  int64_t bytes = direct ? offB + bBytes : offC + M * N * 4;
   if (bytes > sharedLimit()) return false;   // the FMA path needs less
-  needShared(bytes, op.loc);
+  llvm::Value *base = doubleBufferedBase(op, direct, alignUp(bytes, 16));
+  if (!base) {
+    needShared(bytes, op.loc);
+    base = smemBase();
+    beginSharedUse();
+  }
 
   llvm::Type *half = memType(a->type.elem), *f32 = b.getFloatTy(), *i32Ty = b.getInt32Ty();
-  llvm::Value *base = smemBase();
-  auto storeAt = [&](const Regs &r, const Dist &d, llvm::Type *ty, int64_t off, int64_t sRow, int64_t sCol) {
+  auto storeAt = [&](Regs r, const Dist &d, llvm::Type *ty, int64_t off, int64_t sRow, int64_t sCol) {
     auto crd = coords(d);
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     smemClean = false;
+    // tf32 operands are rounded once, here, not per fragment load (the
+    // tensor core ignores the 13 low bits, so they need no masking)
+    if (tf32)
+      for (llvm::Value *&x : r) x = toTf32(x);
     for (size_t i = 0; i < r.size(); ++i) {
       llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(sRow)), b.CreateMul(crd[i][1], i32(sCol)));
-      b.CreateStore(r[i], b.CreateGEP(ty, p0, idx));
+      b.CreateStore(r[i], b.CreateGEP(tf32 ? i32Ty : ty, p0, idx));
     }
   };
-  beginSharedUse();
   storeAt(regs(a), dist(a->type), half, 0, stride, 1);
-  storeAt(regs(bv), dist(bv->type), half, offB, 1, stride);   // b^T: row n, column k
+  if (tf32) storeAt(regs(bv), dist(bv->type), half, offB, strideB, 1);   // b: row k, column n
+  else storeAt(regs(bv), dist(bv->type), half, offB, 1, stride);         // b^T: row n, column k
   Dist d = dist(res->type);
   if (!direct) storeShared(regsAs(acc, res->type), d, f32, offC);
   barrier();
@@ -142,12 +188,28 @@ bool Emitter::dotWithMma(ir::Op &op) {
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(&mod, mmaId);
   llvm::FunctionType *mmaTy = mma->getFunctionType();
   // One fragment b32 at element index `idx` of the region at byte `off`:
-  // two halves, or one f32 rounded to tf32.
+  // two halves, or one (already rounded) tf32.
   auto loadPair = [&](int64_t off, llvm::Value *idx, unsigned param) -> llvm::Value * {
     llvm::Value *p = b.CreateGEP(half, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
-    if (tf32) return toTf32(b.CreateAlignedLoad(f32, p, llvm::Align(4)));
     llvm::Value *v = b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
-    return b.CreateBitCast(v, mmaTy->getParamType(param));   // <2 x half> for f16, i32 for bf16
+    return b.CreateBitCast(v, mmaTy->getParamType(param));   // <2 x half> for f16, i32 for bf16 and tf32
+  };
+  // tf32 A fragment of one k step in one ldmatrix.x4: viewed as b16, each
+  // 8x4 tf32 block is an 8x8 b16 matrix whose row r, b32 column c lands in
+  // lane 4r + c: blocks (rows 0-7, k 0-3) (8-15, 0-3) (0-7, 4-7) (8-15, 4-7)
+  // are exactly a0..a3. Lanes 8i..8i+7 give the row addresses of block i
+  // (rows K + 4 words apart: 16-byte aligned, 8 rows in distinct banks).
+  llvm::Function *ldm = tf32 ? llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {base->getType()})
+                            : nullptr;
+  llvm::Value *ldmRow = b.CreateAdd(b.CreateURem(lane, i32(8)), b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
+  llvm::Value *ldmCol = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(4));
+  auto loadAFragTf32 = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
+    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(rowBase, ldmRow), i32(stride)), b.CreateAdd(k0, ldmCol));
+    llvm::Value *p = b.CreateGEP(i32Ty, base, idx);
+    llvm::Value *r = b.CreateCall(ldm, {p});
+    std::vector<llvm::Value *> out;
+    for (unsigned i = 0; i < 4; ++i) out.push_back(b.CreateExtractValue(r, i));
+    return out;
   };
   // D = A[row0 - g .. +16, :] * B[:, col0 .. +8] + C over all of K, for the
   // tile whose fragment rows start at row0 (= tile row * 16 + g) and whose
@@ -157,13 +219,19 @@ bool Emitter::dotWithMma(ir::Op &op) {
     return countedLoop(0, K / kStep, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
       llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(kStep)), kt);
       std::vector<llvm::Value *> args;
-      for (int i = 0; i < 4; ++i) {
-        llvm::Value *row = b.CreateAdd(row0, i32(i & 1 ? 8 : 0)), *k = b.CreateAdd(k0, i32(i >= 2 ? kStep / 2 : 0));
-        args.push_back(loadPair(0, b.CreateAdd(b.CreateMul(row, i32(stride)), k), i));
+      if (tf32) {
+        args = loadAFragTf32(b.CreateSub(row0, g), b.CreateMul(ks, i32(kStep)));
+      } else {
+        for (int i = 0; i < 4; ++i) {
+          llvm::Value *row = b.CreateAdd(row0, i32(i & 1 ? 8 : 0)), *k = b.CreateAdd(k0, i32(i >= 2 ? kStep / 2 : 0));
+          args.push_back(loadPair(0, b.CreateAdd(b.CreateMul(row, i32(stride)), k), i));
+        }
       }
       for (int i = 0; i < 2; ++i) {
         llvm::Value *k = b.CreateAdd(k0, i32(i * kStep / 2));
-        args.push_back(loadPair(offB, b.CreateAdd(b.CreateMul(bRow, i32(stride)), k), 4 + i));
+        llvm::Value *idx = tf32 ? b.CreateAdd(b.CreateMul(k, i32(strideB)), bRow)
+                                : b.CreateAdd(b.CreateMul(bRow, i32(stride)), k);
+        args.push_back(loadPair(offB, idx, 4 + i));
       }
       args.insert(args.end(), cur.begin(), cur.end());
       llvm::Value *out = b.CreateCall(mma, args);

@@ -49,7 +49,7 @@ bool Dist::operator==(const Dist &o) const {
 }
 
 Emitter::Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts)
-    : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()) {}
+    : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()), axis(gpu::analyzeAxisInfo(fn)) {}
 
 // ---------------------------------------------------------------- values
 
@@ -196,9 +196,9 @@ int64_t Emitter::sharedLimit() const {
 
 void Emitter::needShared(int64_t bytes, Location loc) {
   sharedBytes = std::max(sharedBytes, bytes);
-  int64_t limit = sharedLimit();
-  if (sharedBytes > limit)
-    fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", sharedBytes, opts.arch, limit));
+  int64_t limit = sharedLimit(), total = sharedBytes + staticSharedBytes;
+  if (total > limit)
+    fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", total, opts.arch, limit));
 }
 
 void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
@@ -329,9 +329,9 @@ void Emitter::emitOp(ir::Op &op) {
     // Conservative for the barrier invariant (beginSharedUse): a region may
     // run after shared loads of an earlier iteration or of the other branch.
     smemClean = false;
-    if (op.kind == OpKind::For) emitFor(op);
-    else if (op.kind == OpKind::While) emitWhile(op);
-    else emitIf(op);
+    if (op.kind == OpKind::For && emitFor(op)) return;   // ended with a barrier: smemClean is exact
+    if (op.kind == OpKind::While) emitWhile(op);
+    else if (op.kind == OpKind::If) emitIf(op);
     smemClean = false;
     return;
   case OpKind::Yield: case OpKind::Condition: return;   // read by the parent op

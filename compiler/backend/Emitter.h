@@ -8,6 +8,7 @@
 #pragma once
 
 #include "backend/Codegen.h"
+#include "gpu/AxisInfo.h"
 #include "gpu/Layouts.h"
 #include "ir/IR.h"
 
@@ -46,6 +47,9 @@ public:
   const ir::Function &fn;
   TargetOptions opts;
   llvm::IRBuilder<> b;
+  /// Contiguity, alignment and constancy facts of the final IR: accesses
+  /// they prove vectorizable need no run-time test.
+  gpu::AxisInfo axis;
 
   const Regs &regs(ir::Value *v) const;
   llvm::Value *scalar(ir::Value *v) const;
@@ -82,6 +86,14 @@ public:
   /// (a loop body follows the previous iteration's loads).
   void beginSharedUse();
   bool smemClean = true;
+  /// Innermost for loops being emitted: their body block and an i32 that
+  /// alternates 0, 1, 0, ... by iteration (double-buffered dot operands).
+  struct LoopFrame {
+    const ir::Block *body;
+    llvm::Value *parity;
+    bool exitBarrier = false;   ///< a double-buffered dot ran in the body
+  };
+  std::vector<LoopFrame> loops;
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
   void needShared(int64_t bytes, Location loc);
@@ -150,11 +162,13 @@ public:
   /// dot on tensor cores (mma.sync m16n8k16, or m16n8k8 tf32); false:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
+  llvm::Value *doubleBufferedBase(const ir::Op &op, bool direct, int64_t bufBytes);
   /// f32 `v` rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away), as an
   /// i32 holding the tf32 bits.
   llvm::Value *toTf32(llvm::Value *v);
   // ControlFlowToLLVM.cpp
-  void emitFor(ir::Op &op);
+  /// True when the loop ends with a barrier (smemClean then stays exact).
+  bool emitFor(ir::Op &op);
   void emitWhile(ir::Op &op);
   void emitIf(ir::Op &op);
   void emitPrint(ir::Op &op);
@@ -165,6 +179,9 @@ public:
 
   llvm::Function *kernel = nullptr;
   int64_t sharedBytes = 0;
+  /// Static shared memory (double-buffered dot operands), beside the
+  /// dynamic buffer; counted against the same limit.
+  int64_t staticSharedBytes = 0;
 
 private:
   std::map<ir::Value *, Regs> values_;

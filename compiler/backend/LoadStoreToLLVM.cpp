@@ -4,6 +4,9 @@
 // fastest dim are versioned: when, at run time, the run's pointers are
 // consecutive, aligned to the vector size and all unmasked, one vector
 // access (ld/st.global.v2/v4) serves them; otherwise the per-element path.
+// Where the axis facts prove a run consecutive, aligned and uniformly
+// masked (Triton's case: unit strides, 16-divisible sizes), the vector
+// access is emitted directly, predicated by the run's one mask bit.
 #include "backend/Emitter.h"
 
 #include <fmt/format.h>
@@ -78,6 +81,100 @@ struct Access {
   }
 };
 
+/// Elements per access proven by the axis facts for every register group of
+/// `d` (runs of n registers starting at multiples of n along the last dim),
+/// or 1 when the facts do not cover n.
+size_t provenWidth(const Emitter &e, const Dist &d, const ir::Value *ptr, const ir::Value *mask, size_t n,
+                   const Access &acc) {
+  if (n < 2 || acc.memTy->isPointerTy() || n * acc.bytes < 4) return 1;
+  if ((size_t)e.axis.vectorWidth(ptr, mask) < n) return 1;
+  int last = static_cast<int>(d.shape.size()) - 1;
+  for (size_t g = 0; g < d.numRegs(); g += n)
+    if (d.offsets[g][last] % (int64_t)n) return 1;
+  return n;
+}
+
+/// A run of n elements as 32-bit words, and back (for b32 vector asm).
+Regs toWords(Emitter &e, const Access &acc, const Regs &elems, size_t g, size_t n) {
+  auto *vty = llvm::FixedVectorType::get(acc.memTy, n);
+  llvm::Value *v = llvm::PoisonValue::get(vty);
+  for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, elems[g + k], k);
+  size_t words = n * acc.bytes / 4;
+  llvm::Value *w = e.b.CreateBitCast(v, llvm::FixedVectorType::get(e.b.getInt32Ty(), words));
+  Regs out;
+  for (size_t k = 0; k < words; ++k) out.push_back(e.b.CreateExtractElement(w, k));
+  return out;
+}
+
+Regs fromWords(Emitter &e, const Access &acc, const Regs &words, size_t n) {
+  auto *wty = llvm::FixedVectorType::get(e.b.getInt32Ty(), words.size());
+  llvm::Value *w = llvm::PoisonValue::get(wty);
+  for (size_t k = 0; k < words.size(); ++k) w = e.b.CreateInsertElement(w, words[k], k);
+  llvm::Value *v = e.b.CreateBitCast(w, llvm::FixedVectorType::get(acc.memTy, n));
+  Regs out;
+  for (size_t k = 0; k < n; ++k) out.push_back(e.b.CreateExtractElement(v, k));
+  return out;
+}
+
+/// "{$a, $a+1, ...}" (or "$a" for one word) for vector asm operands.
+std::string wordList(size_t first, size_t words) {
+  if (words == 1) return fmt::format("${}", first);
+  std::string s = "{";
+  for (size_t k = 0; k < words; ++k) s += fmt::format("{}${}", k ? ", " : "", first + k);
+  return s + "}";
+}
+
+std::string vecSuffix(size_t words) { return words == 1 ? "b32" : fmt::format("v{}.b32", words); }
+
+/// A proven run: one predicated vector load, lanes preset to `other`.
+Regs provenLoad(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *mask, const Regs &others, size_t g,
+                size_t n) {
+  if (!mask) {
+    llvm::Value *v = e.b.CreateAlignedLoad(llvm::FixedVectorType::get(acc.memTy, n), ptr, llvm::Align(n * acc.bytes));
+    Regs r;
+    for (size_t k = 0; k < n; ++k) r.push_back(e.b.CreateExtractElement(v, k));
+    return r;
+  }
+  Regs preset = toWords(e, acc, others, g, n);
+  size_t words = preset.size();
+  std::string text, c;
+  for (size_t k = 0; k < words; ++k) {
+    text += fmt::format("mov.b32 ${}, ${};\n\t", k, words + k);
+    c += "=&r,";
+  }
+  for (size_t k = 0; k < words; ++k) c += "r,";
+  c += "b,l";
+  text += fmt::format("@${} ld.global.{} {}, [${}];", 2 * words, vecSuffix(words), wordList(0, words), 2 * words + 1);
+  std::vector<llvm::Type *> rets(words, e.b.getInt32Ty());
+  llvm::Type *ret = words == 1 ? rets[0] : llvm::StructType::get(e.ctx, rets);
+  Regs ins = preset;
+  ins.push_back(mask);
+  ins.push_back(ptr);
+  llvm::Value *res = e.inlinePtx(ret, text, c, ins);
+  Regs got;
+  for (size_t k = 0; k < words; ++k) got.push_back(words == 1 ? res : e.b.CreateExtractValue(res, (unsigned)k));
+  return fromWords(e, acc, got, n);
+}
+
+/// A proven run: one predicated vector store.
+void provenStore(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *mask, const Regs &vals, size_t g,
+                 size_t n) {
+  if (!mask) {
+    auto *vty = llvm::FixedVectorType::get(acc.memTy, n);
+    llvm::Value *v = llvm::PoisonValue::get(vty);
+    for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, vals[g + k], k);
+    e.b.CreateAlignedStore(v, ptr, llvm::Align(n * acc.bytes));
+    return;
+  }
+  Regs words = toWords(e, acc, vals, g, n);
+  std::string c = "b,l";
+  for (size_t k = 0; k < words.size(); ++k) c += ",r";
+  std::string text = fmt::format("@$0 st.global.{} [$1], {};", vecSuffix(words.size()), wordList(2, words.size()));
+  Regs ins{mask, ptr};
+  ins.insert(ins.end(), words.begin(), words.end());
+  e.inlinePtx(nullptr, text, c + ",~{memory}", ins);
+}
+
 /// Emits `fast` and `slow` on the two sides of a run-time test and joins
 /// their results (of equal count and types) with phis.
 Regs versioned(Emitter &e, llvm::Value *cond, const std::function<Regs()> &fast, const std::function<Regs()> &slow) {
@@ -121,8 +218,15 @@ void Emitter::emitLoad(ir::Op &op) {
   for (llvm::Value *&o : others)
     if (o->getType() != acc.memTy) o = b.CreateZExt(o, acc.memTy);   // i1 -> byte
   size_t n = rt.isTensor() && acc.bytes >= 2 ? vectorWidth(dist(rt), 16 / acc.bytes) : 1;
+  ir::Value *maskV = op.operands.size() > 1 ? op.operands[1] : nullptr;
+  bool proven = rt.isTensor() && provenWidth(*this, dist(rt), op.operands[0], maskV, n, acc) == n && n > 1;
   Regs out;
   for (size_t g = 0; g < ptrs.size(); g += n) {
+    if (proven) {
+      Regs r = provenLoad(*this, acc, ptrs[g], masks.empty() ? nullptr : masks[g], others, g, n);
+      out.insert(out.end(), r.begin(), r.end());
+      continue;
+    }
     auto slow = [&] {
       Regs r;
       for (size_t k = 0; k < n; ++k) r.push_back(acc.loadOne(ptrs[g + k], masks.empty() ? nullptr : masks[g + k], others[g + k]));
@@ -161,7 +265,13 @@ void Emitter::emitStore(ir::Op &op) {
   for (llvm::Value *&v : vals)
     if (v->getType() != acc.memTy) v = b.CreateZExt(v, acc.memTy);
   size_t n = pt.isTensor() && acc.bytes >= 2 ? vectorWidth(dist(pt), 16 / acc.bytes) : 1;
+  ir::Value *maskV = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  bool proven = pt.isTensor() && provenWidth(*this, dist(pt), ptr, maskV, n, acc) == n && n > 1;
   for (size_t g = 0; g < ptrs.size(); g += n) {
+    if (proven) {
+      provenStore(*this, acc, ptrs[g], masks.empty() ? nullptr : masks[g], vals, g, n);
+      continue;
+    }
     auto slow = [&] {
       for (size_t k = 0; k < n; ++k) acc.storeOne(ptrs[g + k], vals[g + k], masks.empty() ? nullptr : masks[g + k]);
       return Regs{};

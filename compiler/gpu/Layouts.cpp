@@ -209,6 +209,12 @@ const SliceLayout *asSlice(const ir::Type &t) { return dynamic_cast<const SliceL
 std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec) {
   int rank = (int)shape.size();
   TILE_ASSERT(rank >= 1 && numWarps >= 1 && vec >= 1, "bad default layout request");
+  // No more elements per thread than an even spread gives (as Triton's
+  // coalescing does): wider vectors would leave warps replicating others.
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  vec = (int)std::min<int64_t>(vec, std::max<int64_t>(1, elements / (32 * (int64_t)numWarps)));
   auto l = std::make_shared<BlockedLayout>();
   l->sizePerThread.assign(rank, 1);
   l->sizePerThread[rank - 1] = std::min<int64_t>(vec, shape[rank - 1]);

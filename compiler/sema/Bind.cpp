@@ -15,6 +15,7 @@ std::string Specialization::key() const {
     if (p.isConstexpr) k += p.name + "=" + p.value.repr();
     else k += p.type.isPtr ? "*" + std::string(scalarName(p.type.scalar)) : std::string(scalarName(p.type.scalar));
     if (!p.isConstexpr && p.divisibility > 1) k += fmt::format(":{}", p.divisibility);
+    if (!p.isConstexpr && p.equalsOne) k += ":1";
   }
   return k;
 }
@@ -59,6 +60,11 @@ int64_t divisibilityOf(const ScalarArg &a) {
   return integral && a.i % 16 == 0 ? 16 : 1;
 }
 
+/// Integers equal to 1 specialize as Triton's do (unit strides).
+bool equalsOneOf(const ScalarArg &a) {
+  return !a.type.isPtr && a.type.isInt() && a.type.scalar != Scalar::I1 && a.i == 1;
+}
+
 } // namespace
 
 BoundLaunch bindLaunch(const Program &prog, const ast::FunctionDef &kernel, const std::vector<ArgValue> &positional,
@@ -101,6 +107,7 @@ BoundLaunch bindLaunch(const Program &prog, const ast::FunctionDef &kernel, cons
     } else if (auto r = runtimeArg(*a)) {
       sp.type = r->type;
       sp.divisibility = divisibilityOf(*r);
+      sp.equalsOne = equalsOneOf(*r);
       out.args.push_back(*r);
     } else {
       // None, strings and dtypes specialize like constexprs (as in Triton).

@@ -62,10 +62,17 @@ struct Specialization {
     /// Runtime pointers and integers: 16 when the address (in bytes) or the
     /// value is a multiple of 16, else 1 (Triton's `:16` specialization).
     int64_t divisibility = 1;
+    /// Runtime integers whose value is 1 (Triton's equal-to-1
+    /// specialization, ":1" in a signature): the kernel sees the constant 1
+    /// (still of the parameter's type), so unit strides give contiguous
+    /// pointer tensors that the back end vectorizes. The parameter stays in
+    /// the launch ABI.
+    bool equalsOne = false;
   };
   std::vector<Param> params;
   /// Stable text used as a cache key and in dumps:
-  /// "*f32:16,*f32:16,i32,BLOCK=16" (":16": divisibility 16).
+  /// "*f32:16,*f32:16,i32:1,i32,BLOCK=16" (":16": divisibility 16, ":1":
+  /// equal to 1).
   std::string key() const;
 };
 

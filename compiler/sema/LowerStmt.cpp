@@ -527,7 +527,8 @@ void Lowerer::lowerKernelBody(const ast::FunctionDef &kernel, const Specializati
       scope[p.name] = Val::constant(p.value);
       continue;
     }
-    scope[p.name] = Val::ir(fn->entry().addArg(ir::Type::scalar(p.type)));
+    ir::Value *arg = fn->entry().addArg(ir::Type::scalar(p.type));
+    scope[p.name] = Val::ir(p.equalsOne ? b.constantInt(1, ir::Type::scalar(p.type)) : arg);
     fn->paramNames.push_back(p.name);
     fn->paramDivisibility.push_back(p.divisibility);
   }

@@ -153,7 +153,10 @@ TEST_CASE("default blocked layouts match Triton's") {
   CHECK(defaultBlocked({128, 64}, 8, 4)->str() == "#blocked<[1, 4], [2, 16], [8, 1], [1, 0]>");
   // Small shapes: replication, never more than 32 lanes / numWarps warps.
   CHECK(defaultBlocked({4}, 4)->str() == "#blocked<[1], [32], [4], [0]>");
-  CHECK(defaultBlocked({2, 4}, 2, 8)->str() == "#blocked<[1, 4], [2, 16], [2, 1], [1, 0]>");
+  // Vectors no wider than an even spread of the elements (Triton's cap):
+  // 8 elements over 64 threads give 1 per thread, 256 over 128 give 2.
+  CHECK(defaultBlocked({2, 4}, 2, 8)->str() == "#blocked<[1, 1], [2, 16], [2, 1], [1, 0]>");
+  CHECK(defaultBlocked({16, 16}, 4, 4)->str() == "#blocked<[1, 2], [4, 8], [4, 1], [1, 0]>");
 }
 
 TEST_CASE("regOffsets and dimBases follow the documented formula") {

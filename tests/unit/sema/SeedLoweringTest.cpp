@@ -133,7 +133,7 @@ TEST_CASE("seed transpose with BLOCK_M != BLOCK_N is a located shape mismatch at
 TEST_CASE("Specialization::key lists runtime types and constexpr values in parameter order") {
   Compiled c = compileSource(kSeedKernels, "matmul_kernel", matmulArgs(), matmulKws());
   CHECK(c.bound.spec.key() ==
-        "*f32:16,*f32:16,*f32:16,i32,i32,i32,i32,i32,i32,i32,i32,i32,N_ITERS=5,BLOCK_M=16,BLOCK_N=16,BLOCK_K=16");
+        "*f32:16,*f32:16,*f32:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1,N_ITERS=5,BLOCK_M=16,BLOCK_N=16,BLOCK_K=16");
   CHECK(c.bound.args.size() == 12);
   CHECK(c.bound.args[3].type == ElemType::of(Scalar::I32));
   CHECK(c.bound.args[3].i == 37);
