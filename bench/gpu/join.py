@@ -2,8 +2,10 @@
 one markdown table, case by case.
 
 tilec bench prints, in launch order, the host program's own lines
-("case: seed matmul float32 1024 16 16 16 flops N", "case: vector_add f32
-2^28 bytes N") and one timing line per launch ("bench: KERNEL ... median_ms=X ...").
+("case: seed matmul float32 1024 16 16 16", "case: vector_add f32 2^28") and
+one timing line per launch ("bench: KERNEL ... median_ms=X ... tflops=T" or
+"gbps=G", from the work the host code declared with bench_work()). Case lines
+of older outputs carry the work themselves ("... flops N" / "... bytes N").
 """
 import json
 import re
@@ -27,8 +29,10 @@ def tile_rows(path):
             continue
         if line.startswith("case:"):
             words = line[5:].split()
-            work = int(words[-1])
-            kind = words[-2]
+            kind, work = None, None
+            if len(words) >= 2 and words[-2] in ("flops", "bytes"):
+                kind, work = words[-2], int(words[-1])
+                words = words[:-2]
             if words[0] == "seed":
                 dtype, size, bm, bn, bk = words[2], words[3], words[4], words[5], words[6]
                 case = (f"seed matmul {dtype} {size}^3", f"tile {bm}x{bn}x{bk}", kind, work)
@@ -39,10 +43,16 @@ def tile_rows(path):
             ms = float(m.group(1))
             name, impl, kind, work = case
             row = {"case": name, "impl": impl, "ms": ms}
+            tf = re.search(r"\btflops=([0-9.eE+-]+)", line)
+            gb = re.search(r"\bgbps=([0-9.eE+-]+)", line)
             if kind == "flops":
                 row["tflops"] = work / ms / 1e9
-            else:
+            elif kind == "bytes":
                 row["gbps"] = work / ms / 1e6
+            if tf and "tflops" not in row:
+                row["tflops"] = float(tf.group(1))
+            if gb and "gbps" not in row:
+                row["gbps"] = float(gb.group(1))
             rows.append(row)
             case = None
     return rows

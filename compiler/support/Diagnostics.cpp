@@ -81,6 +81,19 @@ std::string SourceManager::text(int id) const {
   return d->files[id].text;
 }
 
+int SourceManager::fileCount() const {
+  Impl *d = const_cast<SourceManager *>(this)->impl();
+  std::lock_guard lock(d->mu);
+  return static_cast<int>(d->files.size());
+}
+
+void SourceManager::forgetFilesFrom(int count) {
+  Impl *d = impl();
+  std::lock_guard lock(d->mu);
+  if (count >= 0 && static_cast<size_t>(count) < d->files.size())
+    d->files.resize(static_cast<size_t>(count));
+}
+
 std::string SourceManager::line(int id, int line) const {
   Impl *d = const_cast<SourceManager *>(this)->impl();
   std::lock_guard lock(d->mu);
@@ -98,6 +111,23 @@ std::string SourceManager::line(int id, int line) const {
   return f.text.substr(begin, end - begin);
 }
 
+namespace {
+/// Messages quote user text (string constants, names); control characters
+/// in it (a NUL, an escape sequence) would cut or garble the diagnostic, so
+/// they print as \xNN. Newlines and tabs stay.
+std::string escapeControls(std::string_view msg) {
+  std::string out;
+  for (char c : msg) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+} // namespace
+
 std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, bool color) {
   const char *label = sev == Severity::Error ? "error" : sev == Severity::Warning ? "warning" : "note";
   const char *labelColor = sev == Severity::Error ? "\033[1;31m" : sev == Severity::Warning ? "\033[1;35m" : "\033[1;36m";
@@ -110,7 +140,7 @@ std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, b
       out += fmt::format(":{}:{}", loc.line, loc.col);
     out += fmt::format(":{} ", reset);
   }
-  out += fmt::format("{}{}:{} {}\n", color ? labelColor : "", label, reset, msg);
+  out += fmt::format("{}{}:{} {}\n", color ? labelColor : "", label, reset, escapeControls(msg));
   if (!loc.valid())
     return out;
   std::string src = SourceManager::global().line(loc.file, loc.line);
@@ -120,6 +150,11 @@ std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, b
   size_t col = loc.col > 0 ? static_cast<size_t>(loc.col - 1) : 0;
   size_t start = col > 100 ? col - 60 : 0;
   std::string shown = src.substr(start, 160);
+  // Control characters (a NUL, a stray \r) would cut or garble the line on
+  // a terminal, and C-string printing stops at a NUL: show them as '?'.
+  for (char &c : shown)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+      c = '?';
   std::string caret;
   for (size_t i = start; i < col && i < src.size(); ++i)
     caret += src[i] == '\t' ? '\t' : ' ';

@@ -36,6 +36,12 @@ public:
   /// The text of 1-based line `line` without its newline ("" if unknown).
   std::string line(int id, int line) const;
   std::string text(int id) const;
+  /// The number of files registered so far (the next id).
+  int fileCount() const;
+  /// Forgets the files registered at or after id `count`; locations in them
+  /// print without a source line. Only for fuzzers, which register millions
+  /// of inputs in one process and must not grow without bound.
+  void forgetFilesFrom(int count);
 
 private:
   struct Impl;

@@ -76,13 +76,15 @@ bool PassManager::runPass(const Pass &pass, ir::Function &fn) {
     record(pass.name, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   if (printAfterAll || printAfter.count(pass.name))
     dump("After", pass.name, fn);
-  if (!verifyEach)
-    return changed;
-  try {
-    ir::verify(fn);
-  } catch (const CompileError &e) {
-    throw CompileError(e.loc, fmt::format("{} (after pass '{}')", e.msg, pass.name));
+  if (verifyEach) {
+    try {
+      ir::verify(fn);
+    } catch (const CompileError &e) {
+      throw CompileError(e.loc, fmt::format("{} (after pass '{}')", e.msg, pass.name));
+    }
   }
+  if (afterPass)
+    afterPass(pass.name, fn, changed);
   return changed;
 }
 

@@ -37,6 +37,9 @@ public:
   ir::PrintOptions printOptions;
   /// Receives IR dumps; defaults to stderr.
   std::function<void(std::string_view)> output;
+  /// Called after every pass run (after verification) with whether it
+  /// changed fn: the driver's --dump-dir / TILE_DUMP_DIR files.
+  std::function<void(const std::string &pass, const ir::Function &fn, bool changed)> afterPass;
 
   /// Runs `pass` once.
   void add(const Pass &pass);

@@ -61,6 +61,11 @@ public:
   std::ostream &out() { return *opts_.out; }
   const sema::Program &program() const { return prog_; }
   Launcher &launcher() { return launcher_; }
+  /// bench_work(flops=, bytes=): the work of the next launch (then reset).
+  struct BenchWork {
+    double flops = 0, bytes = 0;
+  };
+  BenchWork &pendingWork() { return pendingWork_; }
 
 private:
   enum class Flow { Normal, Break, Continue, Return };
@@ -101,6 +106,7 @@ private:
   std::shared_ptr<Scope> module_;
   std::map<std::string, Value> builtins_;
   int depth_ = 0;
+  BenchWork pendingWork_;
 };
 
 // ------------------------------------------------------------- shared helpers

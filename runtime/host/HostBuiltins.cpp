@@ -317,6 +317,22 @@ Value printFn(Evaluator &ev, CallArgs &c) {
   return Value();
 }
 
+/// bench_work(flops=N, bytes=N): declares the work of the next kernel
+/// launch, which `tilec bench` reports as TFLOP/s and GB/s. Elsewhere it has
+/// no effect.
+Value benchWorkFn(Evaluator &ev, CallArgs &c) {
+  ArgParser p(c, "bench_work", {"flops=", "bytes="});
+  if (!p.has("flops") && !p.has("bytes")) fail(c.loc, "bench_work() needs flops= or bytes=");
+  auto amount = [&](const char *name) {
+    Value v = p.getOr(name, Value(int64_t(0)));
+    if (!v.isNumber() || v.is<bool>() || v.toDouble() < 0 || !std::isfinite(v.toDouble()))
+      fail(p.loc(name), fmt::format("bench_work() {}= must be a non-negative number, got {}", name, repr(v)));
+    return v.toDouble();
+  };
+  ev.pendingWork() = {amount("flops"), amount("bytes")};
+  return Value();
+}
+
 Value rangeFn(Evaluator &, CallArgs &c) {
   ArgParser p(c, "range", {"a", "b=", "step="});
   RangeVal r;
@@ -530,6 +546,7 @@ void addCreation(std::map<std::string, Value> &t) {
 
 void addPython(std::map<std::string, Value> &t) {
   t["print"] = builtin("print", printFn);
+  t["bench_work"] = builtin("bench_work", benchWorkFn);
   t["range"] = builtin("range", rangeFn);
   t["static_range"] = t["range"];
   t["len"] = builtin("len", lenFn);

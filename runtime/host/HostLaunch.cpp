@@ -131,6 +131,9 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
     }
     req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
   }
+  req.flops = ev.pendingWork().flops;
+  req.bytes = ev.pendingWork().bytes;
+  ev.pendingWork() = {}; // it describes this launch only
   ev.launcher().launch(ev.program(), req);
 }
 

@@ -25,6 +25,10 @@ struct LaunchRequest {
   int numWarps = 4;
   int numStages = 3;
   Location loc; ///< the launch call
+  /// The launch's work as host code declared it with bench_work(flops=,
+  /// bytes=) just before: tilec bench turns it into TFLOP/s and GB/s. 0: not
+  /// given.
+  double flops = 0, bytes = 0;
 };
 
 class Launcher {

@@ -15,3 +15,7 @@ config.substitutions.append(("%tilec", os.path.join(config.tile_bin_dir, "tilec"
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%examples", os.path.join(config.tile_src_root, "dsl_examples")))
 config.environment["NO_COLOR"] = "1"
+# "ptxas": tests that assemble cubins need CUDA's ptxas (PATH or /usr/local/cuda/bin).
+import shutil
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace tile::tools {
@@ -55,6 +56,7 @@ private:
   GpuLaunchOptions opts_;
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;
   std::map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
+  std::set<std::string> dumped_; ///< "key|dump dir": kernels whose stages are there
   int launches_ = 0, compilations_ = 0;
 };
 

@@ -1,20 +1,25 @@
 // tilec - the command line: run host programs, compile kernels and show
 // every stage of the pipeline.
 //
-//   tilec run FILE [--interpret] [-D NAME=VALUE]...
+//   tilec run FILE [--interpret] [-D NAME=VALUE]... [--dump-dir DIR]
+//   tilec bench FILE [--reps N] [-D NAME=VALUE]...
 //   tilec compile FILE --kernel NAME --signature '*fp32:16,i32' [-D N=V]
-//         --emit tokens|ast|ir|ir-opt|llvm|llvm-noopt|ptx|cubin [--arch sm_90a] [--num-warps 4]
+//         --emit tokens|ast|ir|ir-opt|llvm-noopt|llvm-opt|llvm|ptx|cubin [--arch sm_90a] [--num-warps 4]
 //   tilec check FILE
+//   tilec help [COMMAND]
 //   tilec --version
 //
 // Exit status: 0 success, 1 user error (with a diagnostic), 2 usage error.
 #include "backend/Codegen.h"
 #include "backend/LLVMInfo.h"
+#include "Bench.h"
+#include "GpuCompile.h"
 #include "GpuLauncher.h"
 #include "cuda/Cuda.h"
-#include "gpu/LayoutAssignment.h"
-#include "gpu/Pipeline.h"
+#include "driver/Check.h"
+#include "driver/Dump.h"
 #include "driver/Pipeline.h"
+#include "frontend/Lexer.h"
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
 #include "host/InterpLauncher.h"
@@ -25,7 +30,9 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <filesystem>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <unistd.h>
 
@@ -33,7 +40,15 @@ using namespace tile;
 
 namespace {
 
-bool useColor() { return isatty(fileno(stderr)) && !std::getenv("NO_COLOR"); }
+/// Colour on a terminal only. NO_COLOR (any non-empty value, no-color.org)
+/// turns it off; CLICOLOR_FORCE (non-empty, not "0") turns it on elsewhere.
+bool useColor() {
+  const char *no = std::getenv("NO_COLOR");
+  if (no && *no) return false;
+  const char *force = std::getenv("CLICOLOR_FORCE");
+  if (force && *force && std::strcmp(force, "0") != 0) return true;
+  return isatty(fileno(stderr));
+}
 
 void printError(const CompileError &e) { std::fputs(e.formatted(useColor()).c_str(), stderr); }
 
@@ -75,6 +90,7 @@ std::atomic<bool> gInterrupted{false};
 
 struct RunOptions {
   bool interpret = false, strict = false, noOpt = false, checkGpu = false;
+  bool checkOverflow = false;   ///< interpreter: int32 overflow in pointer offsets
   int benchRepeats = 0;   ///< tilec bench
   std::string arch;       ///< empty: the device's
 };
@@ -83,15 +99,22 @@ struct RunOptions {
 /// device are present (and --interpret is not given), else on the CPU
 /// interpreter with a one-line notice.
 int cmdRun(const std::string &file, const std::vector<std::string> &defines, const RunOptions &ro) {
-  auto prog = driver::loadProgram(file);
   host::HostOptions hopts;
   hopts.defines = parseDefines(defines);
+  // -D also overrides the module constants kernels read (sema's globals),
+  // so host code and kernels see the same value.
+  auto prog = [&] {
+    auto p = std::make_shared<sema::Program>(*driver::loadProgram(file));
+    for (const auto &[name, value] : hopts.defines) p->globals[name] = value;
+    return std::shared_ptr<const sema::Program>(std::move(p));
+  }();
   hopts.interrupt = &gInterrupted;
   std::signal(SIGINT, [](int) { gInterrupted = true; });
   driver::PipelineOptions popts;
   popts.optimize = !ro.noOpt;
   interp::Options iopts;
   iopts.strict = ro.strict;
+  iopts.checkOffsetOverflow = ro.checkOverflow;
   cuda::Driver *gpu = ro.interpret ? nullptr : cuda::Driver::get();
   int rc;
   if (gpu) {
@@ -107,11 +130,16 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
     if (!ro.interpret)
       std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
                    cuda::Driver::unavailableReason().c_str());
-    if (ro.benchRepeats > 0)
-      std::fputs("note: tilec bench on the interpreter: launches are not timed (interpreter times are not GPU times)\n",
+    if (ro.benchRepeats > 0) {
+      std::fputs("note: tilec bench on the CPU interpreter: each launch is timed once with the wall clock; "
+                 "these are interpreter times, not GPU times\n",
                  stderr);
-    host::InterpLauncher launcher(iopts, popts);
-    rc = host::runHostProgram(*prog, launcher, hopts);
+      tools::InterpBenchLauncher launcher(iopts, popts);
+      rc = host::runHostProgram(*prog, launcher, hopts);
+    } else {
+      host::InterpLauncher launcher(iopts, popts);
+      rc = host::runHostProgram(*prog, launcher, hopts);
+    }
   }
   std::fflush(stdout);
   return rc;
@@ -119,7 +147,7 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
 
 /// Parses a Triton AOT signature: "*fp32:16,*fp16,i32,fp32". The values are
 /// stand-ins whose divisibility is what the signature says: pointers at
-/// 0x1000 (":16") or 0x1008, ints 16 (":16") or 1, so that binding derives
+/// 0x1000 (":16") or 0x1008, ints 16 (":16"), 1 (":1") or 3, so that binding derives
 /// the same specialization a real launch with such arguments would.
 std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
   std::vector<sema::ArgValue> out;
@@ -131,6 +159,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     item.erase(0, item.find_first_not_of(' '));
     item.erase(item.find_last_not_of(' ') + 1);
     bool div16 = item.find(":16") != std::string::npos;
+    bool one = !div16 && item.size() >= 2 && item.compare(item.size() - 2, 2, ":1") == 0;
     if (size_t colon = item.find(':'); colon != std::string::npos) item = item.substr(0, colon);
     sema::ArgValue a;
     bool ptr = !item.empty() && item[0] == '*';
@@ -146,7 +175,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     } else if (*s == Scalar::I1) {
       a.value = false;
     } else {
-      int64_t v = div16 ? 16 : 1;
+      int64_t v = div16 ? 16 : one ? 1 : 3;
       a.value = bitWidth(*s) == 64 ? (int64_t(1) << 40) + v : v; // i64: out of i32 range
     }
     out.push_back(a);
@@ -157,16 +186,17 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
 int cmdCompile(const std::string &file, const std::string &kernelName, const std::string &signature,
                const std::vector<std::string> &defines, const std::string &emit, const std::string &output,
                const driver::PipelineOptions &popts, const backend::TargetOptions &topts) {
-  int fileId = SourceManager::global().loadFile(file);
   std::string text;
   if (emit == "tokens") {
-    text = frontend::dumpTokens(frontend::lex(fileId));
+    text = frontend::dumpTokens(frontend::lex(SourceManager::global().loadFile(file)));
+    if (std::string dir = driver::dumpDir(); !dir.empty())
+      driver::writeDump(dir, std::filesystem::path(file).stem().string(), "tokens", "txt", text);
   } else {
-    auto module = frontend::parseFile(fileId);
+    std::shared_ptr<const sema::Program> loaded = driver::loadProgram(file); // dumps tokens and ast
     if (emit == "ast") {
-      text = frontend::dumpAST(*module);
+      text = frontend::dumpAST(*loaded->module);
     } else {
-      sema::Program prog(module);
+      const sema::Program &prog = *loaded;
       const ast::FunctionDef *k = prog.kernel(kernelName);
       if (!k) {
         std::string names;
@@ -189,19 +219,14 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
         po.locations = popts.printLocations;
         text = ir::print(*fn, po) + "\n";
       } else {
-        gpu::pipelineLoops(*fn, topts.numStages);
-        gpu::assignLayouts(*fn, topts.numWarps);
-        if (popts.printAfterAll || popts.printAfter.count("tile-layouts")) {
-          ir::PrintOptions po;
-          po.locations = popts.printLocations;
-          std::fputs(fmt::format("// -----// IR Dump After tile-layouts //----- //\n{}\n", ir::print(*fn, po)).c_str(),
-                     stderr);
-        }
-        if (emit == "llvm" || emit == "llvm-noopt") {
-          text = backend::emitLLVM(*fn, topts, emit == "llvm");
+        tools::runGpuPasses(*fn, topts, popts, bound.spec.key());
+        if (emit == "llvm" || emit == "llvm-opt" || emit == "llvm-noopt") {
+          text = tools::emitLLVMWithDumps(*fn, topts, emit != "llvm-noopt");
         } else {
-          backend::KernelBinary kb = backend::compileToPTX(*fn, topts);
+          backend::KernelBinary kb = tools::compilePTXWithDumps(*fn, topts);
           text = emit == "ptx" ? kb.ptx : backend::ptxToCubin(kb.ptx, topts.arch);
+          if (std::string dir = driver::dumpDir(); !dir.empty() && emit == "cubin")
+            driver::writeDump(dir, fn->name, "cubin", "cubin", text);
         }
       }
     }
@@ -219,6 +244,9 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
   return 0;
 }
 
+/// Lists the @jit functions with their parameters (constexprs marked) and
+/// the host functions, then reports every problem driver::checkProgram
+/// finds; exit 1 when there is one.
 int cmdCheck(const std::string &file) {
   auto prog = driver::loadProgram(file);
   for (const auto &[name, fn] : prog->jitFunctions) {
@@ -228,7 +256,12 @@ int cmdCheck(const std::string &file) {
     std::printf("kernel %s(%s)\n", name.c_str(), params.c_str());
   }
   for (const auto &[name, fn] : prog->hostFunctions) std::printf("host   %s()\n", name.c_str());
-  return 0;
+  std::fflush(stdout);
+  std::vector<CompileError> errors = driver::checkProgram(*prog);
+  for (const CompileError &e : errors) printError(e);
+  if (errors.empty()) return 0;
+  std::fprintf(stderr, "%zu error%s in %s\n", errors.size(), errors.size() == 1 ? "" : "s", file.c_str());
+  return 1;
 }
 
 std::string versionText() {
@@ -248,51 +281,82 @@ std::string versionText() {
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"tilec: a compiler for Triton-style tile kernels"};
+  CLI::App app{"tilec: a compiler for Triton-style tile kernels\n"
+               "Exit status: 0 success, 1 a user error (with a diagnostic), 2 a usage error.",
+               "tilec"};
   app.require_subcommand(0, 1);
   bool version = false;
-  app.add_flag("--version", version, "print versions and exit");
+  app.add_flag("--version", version, "print the versions of tilec, LLVM and the CUDA driver, then exit");
 
-  std::string file, kernel, signature, emit = "ir-opt", output;
+  std::string file, kernel, signature, emit = "ir-opt", output, dumpDir, helpTopic;
   std::vector<std::string> defines;
   bool noLoc = false;
   RunOptions ro;
   driver::PipelineOptions popts;
   std::vector<std::string> printAfter, printBefore;
   backend::TargetOptions topts;
+  auto addDumpDir = [&](CLI::App *cmd) {
+    cmd->add_option("--dump-dir", dumpDir,
+                    "write every stage (tokens, ast, ir, each pass, llvm, ptx) to DIR as numbered files "
+                    "(as TILE_DUMP_DIR does)");
+  };
 
   CLI::App *run = app.add_subcommand("run", "run a .tile file's host main()");
+  run->footer("Example: tilec run dsl_examples/vector_add.tile -D N=4096");
   run->add_option("file", file, ".tile file")->required();
-  run->add_option("-D", defines, "NAME=VALUE global for the host program");
+  run->add_option("-D", defines, "NAME=VALUE: a global of the host program (overrides its module-level assignment)");
   run->add_flag("--interpret", ro.interpret, "run kernels on the CPU interpreter (the default without a GPU)");
   run->add_flag("--strict", ro.strict, "out-of-bounds loads are errors, not warnings");
+  run->add_flag("--check-overflow", ro.checkOverflow,
+                "interpreter: warn when int32 arithmetic computing a pointer offset overflows");
   run->add_flag("--no-opt", ro.noOpt, "skip the optimization passes");
   run->add_flag("--check-gpu", ro.checkGpu, "also run every launch on the interpreter and compare the outputs");
   run->add_option("--arch", ro.arch, "gpu architecture (default: the device's, sm_90a on an H200)");
+  addDumpDir(run);
 
-  CLI::App *bench = app.add_subcommand("bench", "run a .tile file's main() and time every launch on the GPU");
+  CLI::App *bench = app.add_subcommand("bench", "run a .tile file's main() and time every launch");
+  bench->footer("On a GPU every launch is timed with CUDA events (5 warm-up launches, then --reps, median);\n"
+                "on the CPU interpreter each launch is timed once with the wall clock (not a GPU time).\n"
+                "bench_work(flops=N, bytes=N) in host code before a launch adds TFLOP/s and GB/s.\n"
+                "Example: tilec bench dsl_examples/vector_add.tile --reps 100");
   bench->add_option("file", file, ".tile file")->required();
-  bench->add_option("-D", defines, "NAME=VALUE global for the host program");
-  bench->add_option("--reps", ro.benchRepeats, "timed repeats per launch (median reported)")->check(CLI::Range(1, 100000));
+  bench->add_option("-D", defines, "NAME=VALUE: a global of the host program");
+  bench->add_option("--reps", ro.benchRepeats, "timed repeats per launch on the GPU (median reported; default 50)")
+      ->check(CLI::Range(1, 100000));
+  bench->add_flag("--interpret", ro.interpret, "run kernels on the CPU interpreter (the default without a GPU)");
+  bench->add_option("--arch", ro.arch, "gpu architecture (default: the device's)");
+  addDumpDir(bench);
 
   CLI::App *compile = app.add_subcommand("compile", "compile one kernel and print a stage");
+  compile->footer("Example: tilec compile dsl_examples/vector_add.tile -k add_kernel "
+                  "-s '*fp32:16,*fp32:16,*fp32:16,i32' -D BLOCK_SIZE=1024 --emit ptx -o add.ptx");
   compile->add_option("file", file, ".tile file")->required();
-  compile->add_option("--kernel,-k", kernel, "kernel name");
-  compile->add_option("--signature,-s", signature, "runtime parameter types, e.g. '*fp32:16,*fp32,i32'");
-  compile->add_option("-D", defines, "NAME=VALUE constexpr");
-  compile->add_option("--emit", emit, "stage to print")->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt", "llvm", "llvm-noopt", "ptx", "cubin"}));
+  compile->add_option("--kernel,-k", kernel, "kernel name (needed from --emit ir on)");
+  compile->add_option("--signature,-s", signature,
+                      "runtime parameter types in Triton AOT notation, e.g. '*fp32:16,*fp32,i32' (:16 = divisible by 16)");
+  compile->add_option("-D", defines, "NAME=VALUE: a constexpr parameter");
+  compile->add_option("--emit", emit,
+                      "stage to print: tokens, ast, ir (sema's output), ir-opt (after the passes; default), "
+                      "llvm-noopt (the emitter's LLVM IR), llvm-opt (after LLVM's O3; 'llvm' is the same), ptx, cubin")
+      ->check(CLI::IsMember({"tokens", "ast", "ir", "ir-opt", "llvm", "llvm-opt", "llvm-noopt", "ptx", "cubin"}));
   compile->add_option("--arch", topts.arch, "gpu architecture for llvm/ptx/cubin (default sm_90a)");
   compile->add_option("--num-warps", topts.numWarps, "warps per program (default 4)")->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   compile->add_option("--num-stages", topts.numStages, "software pipelining depth of loops (default 3; 1 = off)")
       ->check(CLI::Range(1, 8));
-  compile->add_option("-o", output, "output file ('-' for stdout)");
-  compile->add_flag("--print-ir-after-all", popts.printAfterAll, "dump the IR after every pass");
-  compile->add_option("--print-ir-after", printAfter, "dump the IR after the named pass")->delimiter(',');
-  compile->add_option("--print-ir-before", printBefore, "dump the IR before the named pass")->delimiter(',');
+  compile->add_option("-o", output, "output file ('-' for stdout, the default)");
+  compile->add_flag("--print-ir-after-all", popts.printAfterAll, "dump the IR after every pass, on stderr");
+  compile->add_option("--print-ir-after", printAfter, "dump the IR after the named passes (sema, cse, tile-layouts, ...)")
+      ->delimiter(',');
+  compile->add_option("--print-ir-before", printBefore, "dump the IR before the named passes")->delimiter(',');
   compile->add_flag("--no-locations", noLoc, "omit loc(...) in IR dumps");
+  addDumpDir(compile);
 
-  CLI::App *check = app.add_subcommand("check", "parse a file and list its kernels");
+  CLI::App *check = app.add_subcommand("check", "parse and check a file; list its kernels with their parameters");
+  check->footer("Exit status 1 with a diagnostic for every problem found.\nExample: tilec check dsl_examples/lesson2_matmul.tile");
   check->add_option("file", file, ".tile file")->required();
+
+  CLI::App *help = app.add_subcommand("help", "print the help of tilec or of one command");
+  help->add_option("command", helpTopic, "run, bench, compile, check or help");
 
   try {
     app.parse(argc, argv);
@@ -305,6 +369,23 @@ int main(int argc, char **argv) {
       std::fputs(versionText().c_str(), stdout);
       return 0;
     }
+    if (*help) {
+      std::string topic = helpTopic;
+      app.clear(); // else app.help() describes the selected subcommand, `help`
+      if (topic.empty()) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+      }
+      for (CLI::App *sub : app.get_subcommands({}))
+        if (sub->get_name() == topic) {
+          std::fputs(sub->help("tilec").c_str(), stdout);
+          return 0;
+        }
+      std::fprintf(stderr, "tilec help: no command '%s' (commands: run, bench, compile, check, help)\n",
+                   topic.c_str());
+      return 2;
+    }
+    if (!dumpDir.empty()) driver::setDumpDir(dumpDir);
     popts.printAfter.insert(printAfter.begin(), printAfter.end());
     popts.printBefore.insert(printBefore.begin(), printBefore.end());
     popts.printLocations = !noLoc;
@@ -315,13 +396,13 @@ int main(int argc, char **argv) {
     }
     if (*compile) {
       if (kernel.empty() && emit != "tokens" && emit != "ast") {
-        std::fputs("tilec compile: --kernel is required for --emit ir/ir-opt\n", stderr);
+        std::fprintf(stderr, "tilec compile: --kernel is required for --emit %s\n", emit.c_str());
         return 2;
       }
       return cmdCompile(file, kernel, signature, defines, emit, output, popts, topts);
     }
     if (*check) return cmdCheck(file);
-    std::fputs(app.help().c_str(), stdout);
+    std::fputs(app.help().c_str(), stderr);
     return 2;
   } catch (const CompileError &e) {
     printError(e);
@@ -334,6 +415,10 @@ int main(int argc, char **argv) {
     return 2;
   } catch (const std::bad_alloc &) {
     std::fputs("tilec: error: out of memory\n", stderr);
+    return 1;
+  } catch (const std::system_error &e) {
+    // Files the OS refused (an unwritable -o or dump path, ...): a user error.
+    std::fprintf(stderr, "tilec: error: %s\n", e.what());
     return 1;
   }
 }

@@ -1,0 +1,298 @@
+// Check.cpp - static checks of a parsed file for `tilec check` (Check.h).
+#include "driver/Check.h"
+
+#include "sema/Lowerer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace tile::driver {
+
+namespace {
+
+using ast::ExprKind;
+using ast::StmtKind;
+
+/// Names a function body binds anywhere (Python scoping: a name assigned
+/// anywhere in a function is local to all of it).
+void collectTargets(const ast::Expr &t, std::set<std::string> &out) {
+  if (t.kind == ExprKind::Name) out.insert(static_cast<const ast::NameExpr &>(t).id);
+  if (t.kind == ExprKind::Tuple)
+    for (const auto &e : static_cast<const ast::TupleExpr &>(t).elts) collectTargets(*e, out);
+  if (t.kind == ExprKind::List)
+    for (const auto &e : static_cast<const ast::ListExpr &>(t).elts) collectTargets(*e, out);
+}
+
+void collectLocals(const ast::StmtList &body, std::set<std::string> &out) {
+  for (const auto &s : body) {
+    switch (s->kind) {
+    case StmtKind::Assign:
+      for (const auto &t : static_cast<const ast::AssignStmt &>(*s).targets) collectTargets(*t, out);
+      break;
+    case StmtKind::AugAssign: collectTargets(*static_cast<const ast::AugAssignStmt &>(*s).target, out); break;
+    case StmtKind::AnnAssign: collectTargets(*static_cast<const ast::AnnAssignStmt &>(*s).target, out); break;
+    case StmtKind::For: {
+      auto &f = static_cast<const ast::ForStmt &>(*s);
+      collectTargets(*f.target, out);
+      collectLocals(f.body, out);
+      break;
+    }
+    case StmtKind::While: collectLocals(static_cast<const ast::WhileStmt &>(*s).body, out); break;
+    case StmtKind::If: {
+      auto &i = static_cast<const ast::IfStmt &>(*s);
+      collectLocals(i.body, out);
+      collectLocals(i.orelse, out);
+      break;
+    }
+    case StmtKind::FunctionDef: out.insert(static_cast<const ast::FunctionDef &>(*s).name); break;
+    default: break;
+    }
+  }
+}
+
+/// Matches a call's arguments against a @jit function's parameters the way
+/// bindLaunch does; `extraKeywords` are accepted besides (launch options).
+std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::CallExpr &c,
+                                        const std::set<std::string> &extraKeywords) {
+  if (c.args.size() > fn.params.size())
+    return fmt::format("'{}' takes {} arguments but {} were given", fn.name, fn.params.size(), c.args.size());
+  std::set<std::string> given;
+  for (size_t i = 0; i < c.args.size(); ++i) given.insert(fn.params[i].name);
+  for (const ast::Keyword &k : c.keywords) {
+    if (extraKeywords.count(k.name)) continue;
+    bool known = std::any_of(fn.params.begin(), fn.params.end(), [&](const ast::Param &p) { return p.name == k.name; });
+    if (!known) return fmt::format("'{}' has no parameter named '{}'", fn.name, k.name);
+    if (!given.insert(k.name).second) return fmt::format("argument '{}' of '{}' given twice", k.name, fn.name);
+  }
+  for (const ast::Param &p : fn.params)
+    if (!given.count(p.name) && !p.defaultValue) return fmt::format("missing argument '{}' of '{}'", p.name, fn.name);
+  return std::nullopt;
+}
+
+/// Walks one function body. Kernels get name resolution; host code only
+/// the launch checks (host code is dynamic Python).
+class Checker {
+public:
+  Checker(const sema::Program &prog, std::vector<CompileError> &errors)
+      : prog_(prog), lowerer_(prog, nullptr), errors_(errors) {}
+
+  void checkKernel(const ast::FunctionDef &fn) {
+    kernel_ = true;
+    locals_.clear();
+    for (const ast::Param &p : fn.params) locals_.insert(p.name);
+    collectLocals(fn.body, locals_);
+    for (const ast::Param &p : fn.params)
+      if (p.defaultValue) expr(*p.defaultValue);
+    stmts(fn.body);
+  }
+
+  void checkHost(const ast::FunctionDef &fn) {
+    kernel_ = false;
+    stmts(fn.body);
+  }
+
+private:
+  void error(Location loc, std::string msg) { errors_.emplace_back(loc, std::move(msg)); }
+
+  /// The static meaning of a name or attribute chain in a kernel, when it
+  /// has one (namespaces, @jit functions, constants); nullopt for locals
+  /// and runtime values, and after reporting an unbound name.
+  std::optional<sema::Val> resolve(const ast::Expr &e) {
+    if (e.kind == ExprKind::Name) {
+      auto &n = static_cast<const ast::NameExpr &>(e);
+      if (locals_.count(n.id)) return std::nullopt;
+      try {
+        return lowerer_.lookupName(n.id, e.loc);
+      } catch (const CompileError &err) {
+        error(err.loc, err.msg);
+        return std::nullopt;
+      }
+    }
+    if (e.kind == ExprKind::Attribute) {
+      auto &a = static_cast<const ast::AttributeExpr &>(e);
+      std::optional<sema::Val> base = resolve(*a.value);
+      if (!base || base->kind != sema::Val::Kind::Namespace) return std::nullopt;
+      try {
+        return lowerer_.getAttribute(*base, a.attr, e.loc);
+      } catch (const CompileError &err) {
+        error(err.loc, err.msg);
+        return std::nullopt;
+      }
+    }
+    expr(e);
+    return std::nullopt;
+  }
+
+  void call(const ast::CallExpr &c) {
+    for (const auto &a : c.args) expr(*a);
+    for (const ast::Keyword &k : c.keywords) expr(*k.value);
+    if (!kernel_) {
+      // Host launches: kernel[grid](...).
+      if (c.func->kind == ExprKind::Subscript) {
+        auto &s = static_cast<const ast::SubscriptExpr &>(*c.func);
+        expr(*s.index);
+        if (s.value->kind == ExprKind::Name)
+          if (const ast::FunctionDef *k = prog_.kernel(static_cast<const ast::NameExpr &>(*s.value).id))
+            if (auto p = arityProblem(*k, c, {"num_warps", "num_stages"})) error(c.loc, *p);
+        return;
+      }
+      expr(*c.func);
+      return;
+    }
+    std::optional<sema::Val> f = resolve(*c.func);
+    if (f && f->kind == sema::Val::Kind::JitFunction)
+      if (auto p = arityProblem(*f->fn, c, {})) error(c.loc, *p);
+  }
+
+  void expr(const ast::Expr &e) {
+    switch (e.kind) {
+    case ExprKind::Name:
+      if (kernel_) resolve(e);
+      return;
+    case ExprKind::Attribute:
+      if (kernel_) resolve(e);
+      else expr(*static_cast<const ast::AttributeExpr &>(e).value);
+      return;
+    case ExprKind::Call: return call(static_cast<const ast::CallExpr &>(e));
+    case ExprKind::Subscript: {
+      auto &s = static_cast<const ast::SubscriptExpr &>(e);
+      expr(*s.value);
+      expr(*s.index);
+      return;
+    }
+    case ExprKind::Slice: {
+      auto &s = static_cast<const ast::SliceExpr &>(e);
+      for (const ast::ExprPtr *p : {&s.lower, &s.upper, &s.step})
+        if (*p) expr(**p);
+      return;
+    }
+    case ExprKind::BinOp: {
+      auto &b = static_cast<const ast::BinOpExpr &>(e);
+      expr(*b.lhs);
+      expr(*b.rhs);
+      return;
+    }
+    case ExprKind::UnaryOp: return expr(*static_cast<const ast::UnaryOpExpr &>(e).operand);
+    case ExprKind::BoolOp:
+      for (const auto &v : static_cast<const ast::BoolOpExpr &>(e).values) expr(*v);
+      return;
+    case ExprKind::Compare: {
+      auto &c = static_cast<const ast::CompareExpr &>(e);
+      expr(*c.left);
+      for (const auto &v : c.comparators) expr(*v);
+      return;
+    }
+    case ExprKind::IfExp: {
+      auto &i = static_cast<const ast::IfExpExpr &>(e);
+      expr(*i.test);
+      expr(*i.body);
+      expr(*i.orelse);
+      return;
+    }
+    case ExprKind::Tuple:
+      for (const auto &v : static_cast<const ast::TupleExpr &>(e).elts) expr(*v);
+      return;
+    case ExprKind::List:
+      for (const auto &v : static_cast<const ast::ListExpr &>(e).elts) expr(*v);
+      return;
+    case ExprKind::Dict: {
+      auto &d = static_cast<const ast::DictExpr &>(e);
+      for (const auto &v : d.keys) expr(*v);
+      for (const auto &v : d.values) expr(*v);
+      return;
+    }
+    case ExprKind::Lambda: {
+      // Lambda parameters shadow for the body only.
+      auto &l = static_cast<const ast::LambdaExpr &>(e);
+      std::set<std::string> saved = locals_;
+      locals_.insert(l.params.begin(), l.params.end());
+      expr(*l.body);
+      locals_ = std::move(saved);
+      return;
+    }
+    default: return; // literals
+    }
+  }
+
+  void stmts(const ast::StmtList &body) {
+    for (const auto &s : body) stmt(*s);
+  }
+
+  void stmt(const ast::Stmt &s) {
+    switch (s.kind) {
+    case StmtKind::Expr: return expr(*static_cast<const ast::ExprStmt &>(s).value);
+    case StmtKind::Assign: {
+      auto &a = static_cast<const ast::AssignStmt &>(s);
+      expr(*a.value);
+      for (const auto &t : a.targets)
+        if (t->kind != ExprKind::Name) expr(*t); // subscript/attribute targets read their base
+      return;
+    }
+    case StmtKind::AugAssign: {
+      auto &a = static_cast<const ast::AugAssignStmt &>(s);
+      expr(*a.target);
+      expr(*a.value);
+      return;
+    }
+    case StmtKind::AnnAssign: {
+      auto &a = static_cast<const ast::AnnAssignStmt &>(s);
+      if (a.value) expr(*a.value);
+      return;
+    }
+    case StmtKind::For: {
+      auto &f = static_cast<const ast::ForStmt &>(s);
+      expr(*f.iter);
+      return stmts(f.body);
+    }
+    case StmtKind::While: {
+      auto &w = static_cast<const ast::WhileStmt &>(s);
+      expr(*w.test);
+      return stmts(w.body);
+    }
+    case StmtKind::If: {
+      auto &i = static_cast<const ast::IfStmt &>(s);
+      expr(*i.test);
+      stmts(i.body);
+      return stmts(i.orelse);
+    }
+    case StmtKind::Return:
+      if (auto &r = static_cast<const ast::ReturnStmt &>(s); r.value) expr(*r.value);
+      return;
+    case StmtKind::Assert: {
+      auto &a = static_cast<const ast::AssertStmt &>(s);
+      expr(*a.test);
+      if (a.msg) expr(*a.msg);
+      return;
+    }
+    case StmtKind::FunctionDef:
+      if (!kernel_) stmts(static_cast<const ast::FunctionDef &>(s).body);
+      return;
+    default: return;
+    }
+  }
+
+  const sema::Program &prog_;
+  sema::Lowerer lowerer_;
+  std::vector<CompileError> &errors_;
+  std::set<std::string> locals_;
+  bool kernel_ = true;
+};
+
+} // namespace
+
+std::vector<CompileError> checkProgram(const sema::Program &prog) {
+  std::vector<CompileError> errors;
+  Checker checker(prog, errors);
+  for (const auto &s : prog.module->body) {
+    if (s->kind != StmtKind::FunctionDef) continue;
+    auto &fn = static_cast<const ast::FunctionDef &>(*s);
+    if (sema::Program::isJit(fn)) checker.checkKernel(fn);
+    else checker.checkHost(fn);
+  }
+  return errors;
+}
+
+} // namespace tile::driver
