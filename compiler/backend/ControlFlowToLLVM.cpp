@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tile::backend {
 
 namespace {
@@ -65,6 +67,14 @@ bool Emitter::emitFor(ir::Op &op) {
   llvm::Value *lb = scalar(op.operands[0]), *ub = scalar(op.operands[1]), *step = scalar(op.operands[2]);
   std::vector<Regs> init;
   for (size_t i = 0; i < types.size(); ++i) init.push_back(regsAs(op.operands[3 + i], types[i]));
+  // k-split accumulators: copy 0 starts from the init, the others from 0
+  std::vector<int64_t> split(types.size(), 0);
+  for (size_t i = 0; i < types.size(); ++i) {
+    split[i] = kSplitReplicas(op, i);
+    if (!split[i]) continue;
+    llvm::Value *first = b.CreateICmpEQ(replicaIndex(body.args[1 + i]->type.shape[1]), i32(0));
+    for (llvm::Value *&v : init[i]) v = b.CreateSelect(first, v, llvm::ConstantFP::get(v->getType(), 0.0));
+  }
   llvm::BasicBlock *pre = b.GetInsertBlock(), *header = newBlock(*this, "for.header"),
                    *loop = newBlock(*this, "for.body"), *exit = newBlock(*this, "for.exit");
   b.CreateBr(header);
@@ -100,8 +110,11 @@ bool Emitter::emitFor(ir::Op &op) {
   // uses them, so a loop that runs once per program needs no barrier)
   exitBarrier = exitBarrier && insideLoop(op);
   if (exitBarrier) barrier();
-  for (size_t i = 0; i < types.size(); ++i) define(op.results[i].get(), convertRegs(carried[i], types[i], op.results[i]->type, op.loc));
-  return exitBarrier;
+  for (size_t i = 0; i < types.size(); ++i) {
+    Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc) : carried[i];
+    define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));
+  }
+  return exitBarrier && std::none_of(split.begin(), split.end(), [](int64_t r) { return r != 0; });
 }
 
 void Emitter::emitWhile(ir::Op &op) {

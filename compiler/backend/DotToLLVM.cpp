@@ -55,6 +55,9 @@ constexpr int64_t kRowPadBytes = 16;
 /// t = 0..3 start in banks 0, 8, 16, 24 and its 8 columns fill them.
 constexpr int64_t kTf32BPadWords = 8;
 
+/// Staging bytes up to which a k-split dot surely runs on tensor cores.
+constexpr int64_t kMaxKSplitStagingBytes = 64 * 1024;
+
 /// Static shared memory a kernel may spend on double-buffered dot operands.
 constexpr int64_t kMaxDoubleBufferBytes = 32 * 1024;
 
@@ -134,6 +137,10 @@ bool Emitter::dotWithMma(ir::Op &op) {
   // accumulator registers already in fragment order: no staging of C/D
   std::vector<std::array<size_t, 4>> frags = fragmentRegs(res->type, opts.numWarps);
   bool direct = !frags.empty();
+  auto split = kSplitDots.find(&op);
+  int64_t replicas = split == kSplitDots.end() ? 1 : split->second;
+  TILE_ASSERT(replicas == 1 || direct, "a k-split dot needs the fragment layout");
+  llvm::Value *rep = replicas == 1 ? nullptr : replicaIndex(N);
   int64_t esz = tf32 ? 4 : 2;
   int64_t stride = K + kRowPadBytes / esz;   // elements per row of a (and of b^T for f16/bf16)
   // tf32: b stays row-major (k rows of N), rows N + 8 words apart, so that
@@ -143,7 +150,10 @@ bool Emitter::dotWithMma(ir::Op &op) {
   int64_t bBytes = tf32 ? K * strideB * esz : N * stride * esz;
   int64_t offC = alignUp(offB + bBytes, 16);
   int64_t bytes = direct ? offB + bBytes : offC + M * N * 4;
-  if (bytes > sharedLimit()) return false;   // the FMA path needs less
+  if (bytes > sharedLimit()) {   // the FMA path needs less
+    TILE_ASSERT(replicas == 1, "a k-split dot must run on tensor cores");
+    return false;
+  }
   llvm::Value *base = doubleBufferedBase(op, direct, alignUp(bytes, 16));
   if (!base) {
     needShared(bytes, op.loc);
@@ -216,7 +226,9 @@ bool Emitter::dotWithMma(ir::Op &op) {
   // columns start at col0 (= tile column * 8).
   auto mmaTile = [&](llvm::Value *row0, llvm::Value *col0, const Regs &c) -> Regs {
     llvm::Value *bRow = b.CreateAdd(col0, g);
-    return countedLoop(0, K / kStep, c, [&](llvm::Value *ks, const Regs &cur) -> Regs {
+    // a k-split accumulator copy runs k steps rep, rep + R, rep + 2R, ...
+    return countedLoop(0, K / kStep / replicas, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
+      llvm::Value *ks = replicas == 1 ? j : b.CreateAdd(b.CreateMul(j, i32(replicas)), rep);
       llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(kStep)), kt);
       std::vector<llvm::Value *> args;
       if (tf32) {
@@ -292,6 +304,77 @@ bool Emitter::dotWithMma(ir::Op &op) {
   for (llvm::Value *idx : linearIndex(d)) fin.push_back(loadShared(idx, f32, offC));
   define(res, fin);   // no trailing barrier: see beginSharedUse
   return true;
+}
+
+// ---------------------------------------------------------------- k split
+//
+// With N < 8 x numWarps, the m16n8 fragment layout repeats every N / 8 warps
+// (R = 8 x numWarps / N copies of each accumulator element, e.g. 2 for the
+// seed lesson's 16x16 tiles on 4 warps). Instead of R warps computing the
+// same products, copy r runs k steps r, r + R, ... into its own partial sum;
+// this is legal when the accumulator is a loop-carried value used only by
+// the dot and the dot's result only by the yield. The loop starts copy 0
+// from the init and the others from 0, and its exit adds the R partial sums
+// in copy order (the same order in every copy, so the copies agree again).
+
+namespace {
+
+/// The ops of blk (at any depth) that use v, once per use.
+void collectUses(const ir::Value *v, ir::Block &blk, std::vector<ir::Op *> &out) {
+  for (auto &op : blk.ops) {
+    for (ir::Value *o : op->operands)
+      if (o == v) out.push_back(op.get());
+    for (auto &r : op->regions) collectUses(v, *r->block, out);
+  }
+}
+
+} // namespace
+
+llvm::Value *Emitter::replicaIndex(int64_t n) { return b.CreateUDiv(warp, i32(n / 8)); }
+
+int64_t Emitter::kSplitReplicas(const ir::Op &loop, size_t i) {
+  ir::Block &body = *loop.regions[0]->block;
+  ir::Value *arg = body.args[1 + i].get();
+  std::vector<ir::Op *> uses;
+  collectUses(arg, body, uses);
+  if (uses.size() != 1 || uses[0]->kind != ir::OpKind::Dot || uses[0]->parent != &body) return 0;
+  ir::Op &dot = *uses[0];
+  ir::Op *yield = body.terminator();
+  std::vector<ir::Op *> resUses;
+  collectUses(dot.result(), body, resUses);
+  if (dot.operands[2] != arg || resUses.size() != 1 || resUses[0] != yield || yield->operands[i] != dot.result())
+    return 0;
+  const ir::Type &t = dot.result()->type;
+  if (!gpu::dotRunsOnTensorCores(dot) || fragmentRegs(t, opts.numWarps).empty() || !(arg->type == t)) return 0;
+  int64_t M = t.shape[0], N = t.shape[1], K = dot.operands[0]->type.shape[1];
+  int64_t kStep = isTf32Dot(dot) ? 8 : 16, esz = isTf32Dot(dot) ? 4 : 2;
+  if (N % 8 || 8 * opts.numWarps <= N || (8 * opts.numWarps) % N) return 0;
+  int64_t replicas = 8 * opts.numWarps / N;
+  if ((K / kStep) % replicas) return 0;
+  // the staging must surely fit (dotWithMma must not fall back to FMA)
+  if ((M + N) * (K + 16) * esz > kMaxKSplitStagingBytes) return 0;
+  kSplitDots[&dot] = replicas;
+  return replicas;
+}
+
+Regs Emitter::combineKSplit(const Regs &partial, const ir::Type &t, int64_t replicas, Location loc) {
+  int64_t n = t.numElements();
+  llvm::Type *f32 = b.getFloatTy();
+  needShared(replicas * n * 4, loc);
+  beginSharedUse();
+  Regs idx = linearIndex(dist(t));
+  llvm::Value *own = b.CreateMul(replicaIndex(t.shape[1]), i32(n));
+  smemClean = false;
+  for (size_t i = 0; i < partial.size(); ++i)
+    b.CreateStore(partial[i], b.CreateGEP(f32, smemBase(), b.CreateAdd(own, idx[i])));
+  barrier();
+  Regs out;
+  for (size_t i = 0; i < partial.size(); ++i) {
+    llvm::Value *sum = loadShared(idx[i], f32, 0);
+    for (int64_t r = 1; r < replicas; ++r) sum = b.CreateFAdd(sum, loadShared(b.CreateAdd(idx[i], i32(r * n)), f32, 0));
+    out.push_back(sum);
+  }
+  return out;
 }
 
 void Emitter::emitDot(ir::Op &op) {

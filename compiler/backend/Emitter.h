@@ -94,6 +94,17 @@ public:
     bool exitBarrier = false;   ///< a double-buffered dot ran in the body
   };
   std::vector<LoopFrame> loops;
+  /// Tensor-core dots whose accumulator's warps replicate each other (N <
+  /// 8 x numWarps): each of the R copies runs every R-th k step into its own
+  /// partial sum, carried through the loop; the loop's exit adds them up
+  /// (KSplit.cpp). Value: R.
+  std::map<const ir::Op *, int64_t> kSplitDots;
+  /// R when carried value i of the for `loop` is such a partial sum, else 0.
+  int64_t kSplitReplicas(const ir::Op &loop, size_t i);
+  /// Per accumulator register: the sum of the R copies' partial sums.
+  Regs combineKSplit(const Regs &partial, const ir::Type &t, int64_t replicas, Location loc);
+  /// The index (0..R-1) of this warp's copy of a replicated mma accumulator.
+  llvm::Value *replicaIndex(int64_t n);
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
   void needShared(int64_t bytes, Location loc);
