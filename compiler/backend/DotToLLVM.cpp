@@ -70,6 +70,26 @@ int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 /// warpsPerCTA [1, numWarps], order [1, 0]), per 16x8 tile a thread holds,
 /// its four registers in fragment slot order (g,2t) (g,2t+1) (g+8,2t)
 /// (g+8,2t+1). Empty when the layout is another one.
+/// Registers per staging store: the largest power of two <= maxElems such
+/// that every aligned group of that many registers is consecutive along the
+/// last dim, starting at a multiple of the group size (so that, rows being
+/// 16-byte aligned, the group's address is aligned to its size).
+static size_t stagingRun(const Dist &d, size_t maxElems) {
+  const gpu::DimBase &col = d.bases[1];
+  for (size_t n = maxElems; n > 1; n /= 2) {
+    if (d.numRegs() % n) continue;
+    // every thread's column base is a multiple of n too
+    bool ok = (col.laneMod == 1 || col.laneMul % (int64_t)n == 0) && (col.warpMod == 1 || col.warpMul % (int64_t)n == 0);
+    for (size_t g = 0; g < d.numRegs() && ok; g += n) {
+      ok = d.offsets[g][1] % (int64_t)n == 0;
+      for (size_t k = 1; k < n && ok; ++k)
+        ok = d.offsets[g + k][0] == d.offsets[g][0] && d.offsets[g + k][1] == d.offsets[g][1] + (int64_t)k;
+    }
+    if (ok) return n;
+  }
+  return 1;
+}
+
 /// Whether op is a dot with f32 operands that asks for tf32 input precision.
 static bool isTf32Dot(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type;
@@ -142,12 +162,13 @@ bool Emitter::dotWithMma(ir::Op &op) {
   TILE_ASSERT(replicas == 1 || direct, "a k-split dot needs the fragment layout");
   llvm::Value *rep = replicas == 1 ? nullptr : replicaIndex(N);
   int64_t esz = tf32 ? 4 : 2;
-  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a (and of b^T for f16/bf16)
-  // tf32: b stays row-major (k rows of N), rows N + 8 words apart, so that
-  // the fragment's 4 k rows x 8 columns fall in 32 different banks
-  int64_t strideB = tf32 ? N + kTf32BPadWords : stride;
+  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a
+  // b stays row-major (k rows of N). tf32: rows N + 8 words apart, so that
+  // a B fragment's 4 k rows x 8 columns fall in 32 different banks; f16 and
+  // bf16: N + 8 halves (16-byte rows for ldmatrix, 8 rows in distinct banks)
+  int64_t strideB = N + (tf32 ? kTf32BPadWords : kRowPadBytes / esz);
   int64_t offB = alignUp(M * stride * esz, 16);
-  int64_t bBytes = tf32 ? K * strideB * esz : N * stride * esz;
+  int64_t bBytes = K * strideB * esz;
   int64_t offC = alignUp(offB + bBytes, 16);
   int64_t bytes = direct ? offB + bBytes : offC + M * N * 4;
   if (bytes > sharedLimit()) {   // the FMA path needs less
@@ -162,7 +183,10 @@ bool Emitter::dotWithMma(ir::Op &op) {
   }
 
   llvm::Type *half = memType(a->type.elem), *f32 = b.getFloatTy(), *i32Ty = b.getInt32Ty();
-  auto storeAt = [&](Regs r, const Dist &d, llvm::Type *ty, int64_t off, int64_t sRow, int64_t sCol) {
+  llvm::Type *elemTy = tf32 ? i32Ty : half;   // what is stored
+  // Row-major staging; runs of registers consecutive along the row go as
+  // one 16-, 8- or 4-byte store (rows are 16-byte aligned).
+  auto storeAt = [&](Regs r, const Dist &d, int64_t off, int64_t rowStride) {
     auto crd = coords(d);
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     smemClean = false;
@@ -170,14 +194,21 @@ bool Emitter::dotWithMma(ir::Op &op) {
     // tensor core ignores the 13 low bits, so they need no masking)
     if (tf32)
       for (llvm::Value *&x : r) x = toTf32(x);
-    for (size_t i = 0; i < r.size(); ++i) {
-      llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(sRow)), b.CreateMul(crd[i][1], i32(sCol)));
-      b.CreateStore(r[i], b.CreateGEP(tf32 ? i32Ty : ty, p0, idx));
+    size_t n = stagingRun(d, 16 / esz);
+    for (size_t i = 0; i < r.size(); i += n) {
+      llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(rowStride)), crd[i][1]);
+      llvm::Value *p = b.CreateGEP(elemTy, p0, idx);
+      if (n == 1) {
+        b.CreateStore(r[i], p);
+        continue;
+      }
+      llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(elemTy, n));
+      for (size_t k = 0; k < n; ++k) v = b.CreateInsertElement(v, r[i + k], k);
+      b.CreateAlignedStore(v, p, llvm::Align(n * esz));
     }
   };
-  storeAt(regs(a), dist(a->type), half, 0, stride, 1);
-  if (tf32) storeAt(regs(bv), dist(bv->type), half, offB, strideB, 1);   // b: row k, column n
-  else storeAt(regs(bv), dist(bv->type), half, offB, 1, stride);         // b^T: row n, column k
+  storeAt(regs(a), dist(a->type), 0, stride);
+  storeAt(regs(bv), dist(bv->type), offB, strideB);
   Dist d = dist(res->type);
   if (!direct) storeShared(regsAs(acc, res->type), d, f32, offC);
   barrier();
@@ -198,28 +229,45 @@ bool Emitter::dotWithMma(ir::Op &op) {
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(&mod, mmaId);
   llvm::FunctionType *mmaTy = mma->getFunctionType();
   // One fragment b32 at element index `idx` of the region at byte `off`:
-  // two halves, or one (already rounded) tf32.
-  auto loadPair = [&](int64_t off, llvm::Value *idx, unsigned param) -> llvm::Value * {
-    llvm::Value *p = b.CreateGEP(half, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
-    llvm::Value *v = b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
-    return b.CreateBitCast(v, mmaTy->getParamType(param));   // <2 x half> for f16, i32 for bf16 and tf32
+  // one (already rounded) tf32.
+  auto loadWord = [&](int64_t off, llvm::Value *idx, unsigned param) -> llvm::Value * {
+    llvm::Value *p = b.CreateGEP(elemTy, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
+    return b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
   };
-  // tf32 A fragment of one k step in one ldmatrix.x4: viewed as b16, each
-  // 8x4 tf32 block is an 8x8 b16 matrix whose row r, b32 column c lands in
-  // lane 4r + c: blocks (rows 0-7, k 0-3) (8-15, 0-3) (0-7, 4-7) (8-15, 4-7)
-  // are exactly a0..a3. Lanes 8i..8i+7 give the row addresses of block i
-  // (rows K + 4 words apart: 16-byte aligned, 8 rows in distinct banks).
-  llvm::Function *ldm = tf32 ? llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {base->getType()})
-                            : nullptr;
-  llvm::Value *ldmRow = b.CreateAdd(b.CreateURem(lane, i32(8)), b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
-  llvm::Value *ldmCol = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(4));
-  auto loadAFragTf32 = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
-    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(rowBase, ldmRow), i32(stride)), b.CreateAdd(k0, ldmCol));
-    llvm::Value *p = b.CreateGEP(i32Ty, base, idx);
-    llvm::Value *r = b.CreateCall(ldm, {p});
+  // The A fragment of one k step in one ldmatrix.x4. Its four 8x8 b16
+  // matrices are (rows 0-7, k 0-h) (rows 8-15, k 0-h) (rows 0-7, k h-2h)
+  // (rows 8-15, k h-2h) with h = 8 halves = 16 bytes (f16/bf16), or 4 tf32
+  // (an 8x4 tf32 block viewed as b16 is an 8x8 matrix whose row r, b32
+  // column c lands in lane 4r + c): exactly a0..a3. Lanes 8i..8i+7 give the
+  // row addresses of matrix i (rows 16-byte aligned, 8 rows in distinct
+  // banks).
+  auto ldmatrix = [&](llvm::Intrinsic::ID id) {
+    return llvm::Intrinsic::getDeclaration(&mod, id, {base->getType()});
+  };
+  llvm::Function *ldmA = ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16);
+  llvm::Value *lane8 = b.CreateURem(lane, i32(8));
+  llvm::Value *ldmRow = b.CreateAdd(lane8, b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
+  llvm::Value *ldmCol = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(16 / esz));
+  auto unpack = [&](llvm::Value *r, unsigned n, unsigned firstParam) {
     std::vector<llvm::Value *> out;
-    for (unsigned i = 0; i < 4; ++i) out.push_back(b.CreateExtractValue(r, i));
+    for (unsigned i = 0; i < n; ++i)   // <2 x half> for f16, i32 for bf16 and tf32
+      out.push_back(b.CreateBitCast(b.CreateExtractValue(r, i), mmaTy->getParamType(firstParam + i)));
     return out;
+  };
+  auto loadAFrag = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
+    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(rowBase, ldmRow), i32(stride)), b.CreateAdd(k0, ldmCol));
+    return unpack(b.CreateCall(ldmA, {b.CreateGEP(elemTy, base, idx)}), 4, 0);
+  };
+  // f16/bf16 B fragment of one k step in one ldmatrix.x2.trans from the
+  // row-major b: matrix i is k rows 8i..8i+7 of the tile's 8 columns, and
+  // .trans hands lane 4g + t the pair (k 2t, 2t + 1) of column g = b_i.
+  // Lanes 0..15 give the row addresses (16..31 repeat them).
+  llvm::Function *ldmB = tf32 ? nullptr : ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
+  llvm::Value *ldmBRow = b.CreateAdd(lane8, b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
+  auto loadBFrag16 = [&](llvm::Value *kBase, llvm::Value *col0) -> std::vector<llvm::Value *> {
+    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(kBase, ldmBRow), i32(strideB)), col0);
+    llvm::Value *p = b.CreateGEP(elemTy, b.CreateGEP(b.getInt8Ty(), base, i32(offB)), idx);
+    return unpack(b.CreateCall(ldmB, {p}), 2, 4);
   };
   // D = A[row0 - g .. +16, :] * B[:, col0 .. +8] + C over all of K, for the
   // tile whose fragment rows start at row0 (= tile row * 16 + g) and whose
@@ -230,20 +278,16 @@ bool Emitter::dotWithMma(ir::Op &op) {
     return countedLoop(0, K / kStep / replicas, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
       llvm::Value *ks = replicas == 1 ? j : b.CreateAdd(b.CreateMul(j, i32(replicas)), rep);
       llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(kStep)), kt);
-      std::vector<llvm::Value *> args;
+      llvm::Value *kBase = b.CreateMul(ks, i32(kStep));
+      std::vector<llvm::Value *> args = loadAFrag(b.CreateSub(row0, g), kBase);
       if (tf32) {
-        args = loadAFragTf32(b.CreateSub(row0, g), b.CreateMul(ks, i32(kStep)));
-      } else {
-        for (int i = 0; i < 4; ++i) {
-          llvm::Value *row = b.CreateAdd(row0, i32(i & 1 ? 8 : 0)), *k = b.CreateAdd(k0, i32(i >= 2 ? kStep / 2 : 0));
-          args.push_back(loadPair(0, b.CreateAdd(b.CreateMul(row, i32(stride)), k), i));
+        for (int i = 0; i < 2; ++i) {   // b_i: k kt + 4i, column g
+          llvm::Value *k = b.CreateAdd(k0, i32(i * kStep / 2));
+          args.push_back(loadWord(offB, b.CreateAdd(b.CreateMul(k, i32(strideB)), bRow), 4 + i));
         }
-      }
-      for (int i = 0; i < 2; ++i) {
-        llvm::Value *k = b.CreateAdd(k0, i32(i * kStep / 2));
-        llvm::Value *idx = tf32 ? b.CreateAdd(b.CreateMul(k, i32(strideB)), bRow)
-                                : b.CreateAdd(b.CreateMul(bRow, i32(stride)), k);
-        args.push_back(loadPair(offB, idx, 4 + i));
+      } else {
+        auto bf = loadBFrag16(kBase, col0);
+        args.insert(args.end(), bf.begin(), bf.end());
       }
       args.insert(args.end(), cur.begin(), cur.end());
       llvm::Value *out = b.CreateCall(mma, args);
