@@ -5,11 +5,12 @@ JOBS ?= $(shell nproc)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 
 DEB_PACKAGES := cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools libfmt-dev \
-  doctest-dev libcli11-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev
+  doctest-dev libcli11-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev \
+  clang-14 libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test demo bench clean test-asan fuzz
 
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
@@ -28,6 +29,18 @@ build: deps $(BUILD)/build.ninja
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
+# (docs/robustness.md), in its own build directory.
+test-asan: deps
+	cmake -S . -B $(BUILD)-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DTILE_SANITIZE=ON
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
+
+# libFuzzer (clang-14): each target runs FUZZ_SECONDS; see fuzz/run.sh.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	fuzz/run.sh $(abspath $(BUILD))/fuzz-build $(FUZZ_SECONDS)
 
 demo: build
 	$(BUILD)/bin/tilec run dsl_examples/lesson2_matmul.tile

@@ -747,7 +747,9 @@ bool Lowerer::isBuiltinName(const std::string &qualified) const { return registr
 Val Lowerer::callBuiltin(const std::string &name, const ast::CallExpr &c, const Val *receiver) {
   auto it = registry().byName.find(name);
   if (it == registry().byName.end()) fail(c.loc, fmt::format("'{}' is not a known function", name));
-  const auto &[def, params] = it->second;
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture those.
+  const auto &def = it->second.first;
+  const auto &params = it->second.second;
   CallArgs a;
   a.loc = c.loc;
   a.fnName = name.substr(name.find('.') + 1);

@@ -22,6 +22,8 @@ struct RunResult {
   std::string out;
   std::string error;      ///< CompileError message, "" when none
   tile::Location errLoc;
+  /// Keeps the syntax tree alive: recorded LaunchRequests point into it.
+  std::shared_ptr<const tile::ast::Module> module;
 };
 
 inline RunResult runHost(const std::string &src, tile::host::Launcher &launcher,
@@ -31,6 +33,7 @@ inline RunResult runHost(const std::string &src, tile::host::Launcher &launcher,
   opts.out = &os;
   try {
     auto mod = tile::frontend::parseString("test.tile", src);
+    r.module = mod;
     tile::sema::Program prog(mod);
     r.status = tile::host::runHostProgram(prog, launcher, opts);
   } catch (const tile::CompileError &e) {
