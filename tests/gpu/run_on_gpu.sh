@@ -27,6 +27,14 @@ for f in "$root"/dsl_examples/*.tile "$root"/tests/gpu/*.tile; do
   fi
 done
 echo "gpu programs: $pass passed, $fail failed" | tee -a "$out/summary.txt"
+# A faulting kernel: exit 1 and the driver's error naming the kernel.
+"$build/bin/tilec" run "$root/tests/gpu/faults/far_store.tile" > "$out/fault.txt" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "kernel 'far_store_kernel' faulted: CUDA_ERROR_ILLEGAL_ADDRESS" "$out/fault.txt"; then
+  echo "PASS fault reported by name" | tee -a "$out/summary.txt"
+else
+  echo "FAIL fault (exit $rc)" | tee -a "$out/summary.txt"
+fi
 if [ "${2:-}" != "--no-bench" ]; then
   "$root/bench/gpu/run_h200.sh" "$build" "$out" > /dev/null 2>&1
   echo "bench exit $?" >> "$out/summary.txt"
