@@ -204,12 +204,24 @@ ir::Value *pointerArg(Lowerer &L, const CallArgs &a) {
   return p.v;
 }
 
+
+/// A load/store mask: booleans only, as in Triton ("Mask must have boolean
+/// scalar type"); a Python bool is a constant mask.
+static ir::Value *toMask(Lowerer &L, const Val &v, Location loc, const char *what) {
+  if (v.isConst() && !v.c.isBool() && (v.c.isInt() || v.c.isFloat()))
+    fail(loc, fmt::format("{} must be boolean, got {}", what, v.c.repr()));
+  ir::Value *x = L.toCondition(v, loc, what);
+  if (!v.isConst() && v.kind == Val::Kind::IR && !(v.v->type.elem.scalar == Scalar::I1 && !v.v->type.elem.isPtr))
+    fail(loc, fmt::format("{} must be boolean, got {} (compare it, e.g. `x != 0`)", what, v.v->type.str()));
+  return x;
+}
+
 Val bLoad(Lowerer &L, CallArgs &a) {
   ir::Value *ptr = pointerArg(L, a);
   rejectBlockPointerArgs(a, 3);
   ir::Value *mask = nullptr, *other = nullptr;
   if (a.has(1)) {
-    mask = L.toCondition(a[1], a.locs[1], "load mask");
+    mask = toMask(L, a[1], a.locs[1], "load mask");
     std::vector<int64_t> shape = L.broadcastShapes(ptr->type.shape, mask->type.shape, a.locs[1], "pointer and mask");
     if (!shape.empty()) {
       ptr = L.broadcastTo(ptr, shape, a.loc);
@@ -232,7 +244,7 @@ Val bStore(Lowerer &L, CallArgs &a) {
   rejectBlockPointerArgs(a, 3);
   ElemType elem = ElemType::of(ptr->type.elem.scalar);
   ir::Value *val = L.toIRAs(a[1], elem, a.locs[1]);
-  ir::Value *mask = a.has(2) ? L.toCondition(a[2], a.locs[2], "store mask") : nullptr;
+  ir::Value *mask = a.has(2) ? toMask(L, a[2], a.locs[2], "store mask") : nullptr;
   if (val->type.isTensor() && !ptr->type.isTensor())
     fail(a.locs[1], fmt::format("cannot store a {} through a single pointer", val->type.str()));
   std::vector<int64_t> shape = ptr->type.shape;

@@ -151,6 +151,10 @@ Value tensorBinary(BinaryOp op, const char *spelling, const Value &a, const Valu
   return binary(op, scalarOperandOf(a), b.as<Tensor>());
 }
 
+/// Items (or characters) a repeated string, list or tuple may hold: a
+/// typo like `[0] * 10**10` is an error, not gigabytes of memory.
+constexpr int64_t kMaxRepeatedItems = int64_t(1) << 26;
+
 Value repeatSequence(const Value &seq, int64_t n) {
   std::vector<Value> out;
   const auto &items = sequenceItems(seq);
@@ -170,6 +174,10 @@ Value concatOrRepeat(BinOpKind op, const Value &a, const Value &b) {
     return a.is<TupleVal>() ? makeTuple(std::move(out)) : makeList(std::move(out));
   }
   if (op == BinOpKind::Mul && (a.is<std::string>() || isSequence(a)) && b.is<int64_t>()) {
+    int64_t unit = a.is<std::string>() ? (int64_t)a.as<std::string>().size() : (int64_t)sequenceItems(a).size();
+    if (b.as<int64_t>() > 0 && unit > 0 && b.as<int64_t>() > kMaxRepeatedItems / unit)
+      throw HostError(fmt::format("a {} of {} repeated {} times is too large (host programs allow {} items)",
+                                  typeName(a), unit, b.as<int64_t>(), kMaxRepeatedItems));
     if (a.is<std::string>()) {
       std::string s;
       for (int64_t i = 0; i < b.as<int64_t>(); ++i)
