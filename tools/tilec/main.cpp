@@ -199,8 +199,12 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
       const sema::Program &prog = *loaded;
       const ast::FunctionDef *k = prog.kernel(kernelName);
       if (!k) {
+        // the first few names (a file may hold thousands of kernels)
         std::string names;
-        for (const auto &[n, f] : prog.jitFunctions) names += (names.empty() ? "" : ", ") + n;
+        size_t listed = 0;
+        for (const auto &[n, f] : prog.jitFunctions)
+          if (listed++ < 8) names += (names.empty() ? "" : ", ") + n;
+        if (listed > 8) names += fmt::format(" and {} more; `tilec check` lists them", listed - 8);
         throw CompileError(Location{}, fmt::format("no @triton.jit kernel named '{}' in {} (kernels: {})", kernelName,
                                                    file, names.empty() ? "none" : names));
       }
