@@ -75,6 +75,16 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
     }
   }();
   cuda::Function f = module.function(bin.name);
+  // More live values than registers: the driver's JIT spilled to local
+  // memory. Not an error (the kernel runs, slower); said once per
+  // specialization, at the kernel's def, with what to change.
+  if (f.localSizeBytes() > 0)
+    std::fputs(formatDiagnostic(Severity::Warning, req.kernel->loc,
+                                fmt::format("kernel '{}' ({}) spills {} bytes per thread to local memory ({} "
+                                            "registers per thread); smaller blocks or more warps avoid it",
+                                            req.kernel->name, bound.spec.key(), f.localSizeBytes(), f.numRegs()))
+                   .c_str(),
+               stderr);
   auto k = std::make_unique<Kernel>(Kernel{std::move(module), f, std::move(bin), std::move(plain)});
   ++compilations_;
   return *kernels_.emplace(key, std::move(k)).first->second;
