@@ -2,7 +2,10 @@
 // (dsl_examples/lesson2_matmul.tile) through the public API, tile/tile.h,
 // and checks it against a plain C++ matmul. No Python, no tilec.
 //
-//   matmul_host [--device auto|interp|gpu] [FILE.tile] [M N K]
+//   matmul_host [--device auto|interp|gpu] [--threads T] [FILE.tile] [M N K]
+//
+// --threads T: T host threads share the context and program, each running
+// its own matmul (sizes M+t x N+2t x K+3t) several times, all checked.
 //
 // The device is a run-time choice: `gpu` needs a CUDA driver and a build
 // with TILE_HOST_EXAMPLE_GPU=ON (which links the LLVM back end, tile::llvm);
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -52,14 +56,35 @@ double worstError(const std::vector<float> &a, const std::vector<float> &b, cons
   return worst;
 }
 
+/// One seed matmul of M x N x K on random data, checked; prints its line.
+bool runOne(const tile::Context &ctx, const tile::Kernel &matmul, int64_t M, int64_t N, int64_t K, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> a = randomMatrix(M, K, rng), b = randomMatrix(K, N, rng);
+  tile::Tensor ta = ctx.fromHost({M, K}, tile::DType::F32, a);
+  tile::Tensor tb = ctx.fromHost({K, N}, tile::DType::F32, b);
+  tile::Tensor tc = ctx.zeros({M, N}, tile::DType::F32);
+  const int64_t block = 16;
+  matmul.launch({cdiv(M, block), cdiv(N, block)},
+                {ta, tb, tc, M, N, K, ta.stride(0), ta.stride(1), tb.stride(0), tb.stride(1), tc.stride(0),
+                 tc.stride(1)},
+                {{"N_ITERS", cdiv(K, block)}, {"BLOCK_M", block}, {"BLOCK_N", block}, {"BLOCK_K", block}});
+  std::vector<float> c = tc.toHost<float>();
+  double worst = worstError(a, b, c, M, N, K);
+  std::printf("matmul_kernel %lld x %lld x %lld on %s: %s\n", (long long)M, (long long)N, (long long)K,
+              ctx.describe().c_str(), worst > 0 ? "WRONG" : "ok");
+  return worst == 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string device = "auto", file = TILE_DEFAULT_MATMUL;
   std::vector<int64_t> sizes;
+  int threads = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--device" && i + 1 < argc) device = argv[++i];
+    else if (arg == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
     else if (!arg.empty() && std::isdigit(static_cast<unsigned char>(arg[0]))) sizes.push_back(std::atoll(argv[i]));
     else file = arg;
   }
@@ -75,27 +100,23 @@ int main(int argc, char **argv) {
     tile::Context ctx(options);
     tile::Kernel matmul = ctx.loadFile(file).kernel("matmul_kernel");
 
-    std::mt19937 rng(1);
-    std::vector<float> a = randomMatrix(M, K, rng), b = randomMatrix(K, N, rng);
-    tile::Tensor ta = ctx.fromHost({M, K}, tile::DType::F32, a);
-    tile::Tensor tb = ctx.fromHost({K, N}, tile::DType::F32, b);
-    tile::Tensor tc = ctx.zeros({M, N}, tile::DType::F32);
-    const int64_t block = 16;
-    matmul.launch({cdiv(M, block), cdiv(N, block)},
-                  {ta, tb, tc, M, N, K, ta.stride(0), ta.stride(1), tb.stride(0), tb.stride(1), tc.stride(0),
-                   tc.stride(1)},
-                  {{"N_ITERS", cdiv(K, block)}, {"BLOCK_M", block}, {"BLOCK_N", block}, {"BLOCK_K", block}});
-    std::vector<float> c = tc.toHost<float>();
-
-    double worst = worstError(a, b, c, M, N, K);
-    if (worst > 0) {
-      std::printf("matmul_kernel %lld x %lld x %lld on %s: WRONG (error up to %g)\n", (long long)M, (long long)N,
-                  (long long)K, ctx.describe().c_str(), worst);
-      return 1;
-    }
-    std::printf("matmul_kernel %lld x %lld x %lld on %s: ok\n", (long long)M, (long long)N, (long long)K,
-                ctx.describe().c_str());
-    return 0;
+    if (threads <= 1) return runOne(ctx, matmul, M, N, K, 1) ? 0 : 1;
+    std::vector<int> ok(threads, 0);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          bool good = true;
+          for (int rep = 0; rep < 3; ++rep) good = runOne(ctx, matmul, M + t, N + 2 * t, K + 3 * t, 100 + t) && good;
+          ok[t] = good;
+        } catch (const tile::Error &e) {
+          std::fprintf(stderr, "thread %d: %s", t, e.what());
+        }
+      });
+    for (auto &th : pool) th.join();
+    int passed = static_cast<int>(std::count(ok.begin(), ok.end(), 1));
+    std::printf("%d threads on %s: %d ok\n", threads, ctx.describe().c_str(), passed);
+    return passed == threads ? 0 : 1;
   } catch (const tile::Error &e) {
     std::fputs(e.what(), stderr);
     return 1;
