@@ -16,43 +16,6 @@ namespace {
 using ast::ExprKind;
 using ast::StmtKind;
 
-/// Names a function body binds anywhere (Python scoping: a name assigned
-/// anywhere in a function is local to all of it).
-void collectTargets(const ast::Expr &t, std::set<std::string> &out) {
-  if (t.kind == ExprKind::Name) out.insert(static_cast<const ast::NameExpr &>(t).id);
-  if (t.kind == ExprKind::Tuple)
-    for (const auto &e : static_cast<const ast::TupleExpr &>(t).elts) collectTargets(*e, out);
-  if (t.kind == ExprKind::List)
-    for (const auto &e : static_cast<const ast::ListExpr &>(t).elts) collectTargets(*e, out);
-}
-
-void collectLocals(const ast::StmtList &body, std::set<std::string> &out) {
-  for (const auto &s : body) {
-    switch (s->kind) {
-    case StmtKind::Assign:
-      for (const auto &t : static_cast<const ast::AssignStmt &>(*s).targets) collectTargets(*t, out);
-      break;
-    case StmtKind::AugAssign: collectTargets(*static_cast<const ast::AugAssignStmt &>(*s).target, out); break;
-    case StmtKind::AnnAssign: collectTargets(*static_cast<const ast::AnnAssignStmt &>(*s).target, out); break;
-    case StmtKind::For: {
-      auto &f = static_cast<const ast::ForStmt &>(*s);
-      collectTargets(*f.target, out);
-      collectLocals(f.body, out);
-      break;
-    }
-    case StmtKind::While: collectLocals(static_cast<const ast::WhileStmt &>(*s).body, out); break;
-    case StmtKind::If: {
-      auto &i = static_cast<const ast::IfStmt &>(*s);
-      collectLocals(i.body, out);
-      collectLocals(i.orelse, out);
-      break;
-    }
-    case StmtKind::FunctionDef: out.insert(static_cast<const ast::FunctionDef &>(*s).name); break;
-    default: break;
-    }
-  }
-}
-
 /// Matches a call's arguments against a @jit function's parameters the way
 /// bindLaunch does; `extraKeywords` are accepted besides (launch options).
 std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::CallExpr &c,
@@ -83,7 +46,7 @@ public:
     kernel_ = true;
     locals_.clear();
     for (const ast::Param &p : fn.params) locals_.insert(p.name);
-    collectLocals(fn.body, locals_);
+    ast::collectAssignedNames(fn.body, locals_, /*withDefs=*/true);
     for (const ast::Param &p : fn.params)
       if (p.defaultValue) expr(*p.defaultValue);
     stmts(fn.body);

@@ -38,4 +38,45 @@ const char *cmpOpSpelling(CmpOpKind k) {
   return "?";
 }
 
+namespace {
+
+void collectTargetNames(const Expr &t, std::set<std::string> &out) {
+  if (t.kind == ExprKind::Name) out.insert(static_cast<const NameExpr &>(t).id);
+  if (t.kind == ExprKind::Tuple)
+    for (const auto &e : static_cast<const TupleExpr &>(t).elts) collectTargetNames(*e, out);
+  if (t.kind == ExprKind::List)
+    for (const auto &e : static_cast<const ListExpr &>(t).elts) collectTargetNames(*e, out);
+}
+
+} // namespace
+
+void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, bool withDefs) {
+  for (const auto &s : stmts) {
+    switch (s->kind) {
+    case StmtKind::Assign:
+      for (const auto &t : static_cast<const AssignStmt &>(*s).targets) collectTargetNames(*t, out);
+      break;
+    case StmtKind::AugAssign: collectTargetNames(*static_cast<const AugAssignStmt &>(*s).target, out); break;
+    case StmtKind::AnnAssign: collectTargetNames(*static_cast<const AnnAssignStmt &>(*s).target, out); break;
+    case StmtKind::If: {
+      auto &i = static_cast<const IfStmt &>(*s);
+      collectAssignedNames(i.body, out, withDefs);
+      collectAssignedNames(i.orelse, out, withDefs);
+      break;
+    }
+    case StmtKind::For: {
+      auto &f = static_cast<const ForStmt &>(*s);
+      collectTargetNames(*f.target, out);
+      collectAssignedNames(f.body, out, withDefs);
+      break;
+    }
+    case StmtKind::While: collectAssignedNames(static_cast<const WhileStmt &>(*s).body, out, withDefs); break;
+    case StmtKind::FunctionDef:
+      if (withDefs) out.insert(static_cast<const FunctionDef &>(*s).name);
+      break;
+    default: break;
+    }
+  }
+}
+
 } // namespace tile::ast

@@ -10,6 +10,7 @@
 #include "support/Diagnostics.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -268,5 +269,11 @@ struct Module {
   int fileId = -1;
   StmtList body;
 };
+
+/// The names a statement list assigns, at any depth of if/for/while (Python
+/// scoping: a name assigned anywhere in a function is local to all of it):
+/// assignment targets (through tuples and lists), for targets and, when
+/// withDefs, the names of nested defs.
+void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, bool withDefs = false);
 
 } // namespace tile::ast

@@ -52,40 +52,6 @@ bool containsReturn(const ast::StmtList &stmts) { return firstReturn(stmts) != n
   fail(r->loc, "return inside a loop is not supported in kernels");
 }
 
-void collectTargets(const ast::Expr &t, std::set<std::string> &out) {
-  if (t.kind == ast::ExprKind::Name) out.insert(static_cast<const ast::NameExpr &>(t).id);
-  if (t.kind == ast::ExprKind::Tuple)
-    for (const auto &e : static_cast<const ast::TupleExpr &>(t).elts) collectTargets(*e, out);
-  if (t.kind == ast::ExprKind::List)
-    for (const auto &e : static_cast<const ast::ListExpr &>(t).elts) collectTargets(*e, out);
-}
-
-void collectAssigned(const ast::StmtList &stmts, std::set<std::string> &out) {
-  for (const auto &s : stmts) {
-    switch (s->kind) {
-    case StmtKind::Assign:
-      for (const auto &t : static_cast<const ast::AssignStmt &>(*s).targets) collectTargets(*t, out);
-      break;
-    case StmtKind::AugAssign: collectTargets(*static_cast<const ast::AugAssignStmt &>(*s).target, out); break;
-    case StmtKind::AnnAssign: collectTargets(*static_cast<const ast::AnnAssignStmt &>(*s).target, out); break;
-    case StmtKind::If: {
-      auto &i = static_cast<const ast::IfStmt &>(*s);
-      collectAssigned(i.body, out);
-      collectAssigned(i.orelse, out);
-      break;
-    }
-    case StmtKind::For: {
-      auto &f = static_cast<const ast::ForStmt &>(*s);
-      collectTargets(*f.target, out);
-      collectAssigned(f.body, out);
-      break;
-    }
-    case StmtKind::While: collectAssigned(static_cast<const ast::WhileStmt &>(*s).body, out); break;
-    default: break;
-    }
-  }
-}
-
 bool sameVal(const Val &a, const Val &b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
@@ -111,7 +77,7 @@ std::string displayName(const std::string &n) { return n == kRet ? "the return v
 
 std::vector<std::string> Lowerer::carriedNames(const ast::StmtList &body, const std::set<std::string> &extra) {
   std::set<std::string> assigned = extra;
-  collectAssigned(body, assigned);
+  ast::collectAssignedNames(body, assigned);
   std::vector<std::string> out;
   for (const std::string &n : assigned)
     if (scope.count(n)) out.push_back(n);
