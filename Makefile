@@ -6,7 +6,7 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Uni
 
 DEB_PACKAGES := cmake ninja-build g++ python3 llvm-19-dev llvm-19-tools libfmt-dev \
   doctest-dev libcli11-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev libncurses-dev \
-  clang-14 libclang-rt-14-dev
+  clang-14 libclang-rt-14-dev libssl-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

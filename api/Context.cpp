@@ -3,12 +3,15 @@
 // GPU) and the translation of internal errors into tile::Error.
 #include "Internal.h"
 
+#include "driver/DiskCache.h"
+#include "driver/Dump.h"
 #include "sema/ConstValue.h"
 
 #include <fmt/format.h>
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 namespace tile {
 
@@ -161,11 +164,30 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
     if (auto it = p.gpuKernels.find(key); it != p.gpuKernels.end()) return *it->second;
   }
   // Compile outside the lock; a thread that loses the race drops its copy.
-  std::unique_ptr<ir::Function> fn = driver::compileKernel(*p.program, kernel, spec, ctx.pipeline);
-  api::GpuImage image = ctx.compile(*fn, lo.numWarps, lo.numStages, ctx.options.arch);
+  // The disk cache (driver/DiskCache.h) skips the compile; with a dump
+  // directory it is only written, so the stages are dumped.
+  const driver::DiskCache *disk = driver::processDiskCache();
+  driver::CacheKey diskKey;
+  std::optional<driver::CachedKernel> hit;
+  if (disk) {
+    diskKey = driver::kernelCacheKey(*p.program, kernel, spec, ctx.pipeline, lo.numWarps, lo.numStages,
+                                     ctx.options.arch);
+    if (driver::dumpDir().empty()) hit = disk->load(diskKey);
+  }
+  api::GpuImage image;
+  if (hit) {
+    image = api::GpuImage{hit->name, std::move(hit->ptx), hit->sharedBytes};
+  } else {
+    std::unique_ptr<ir::Function> fn = driver::compileKernel(*p.program, kernel, spec, ctx.pipeline);
+    image = ctx.compile(*fn, lo.numWarps, lo.numStages, ctx.options.arch);
+  }
   ctx.driver->makeCurrent();
   cuda::Module module = cuda::Module::fromPtx(*ctx.driver, image.ptx, kernel.name);
   cuda::Function function = module.function(image.name);
+  // Stored once the driver accepted the PTX: a failing module is never cached.
+  if (disk && !hit)
+    disk->store(diskKey, driver::CachedKernel{image.name, image.ptx, image.sharedBytes, lo.numWarps,
+                                              diskKey.describe()});
   auto k = std::unique_ptr<detail::GpuKernel>(new detail::GpuKernel{std::move(module), function, image.sharedBytes});
   std::lock_guard lock(p.gpuMu);
   return *p.gpuKernels.emplace(key, std::move(k)).first->second;

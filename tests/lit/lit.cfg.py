@@ -15,6 +15,9 @@ config.substitutions.append(("%tilec", os.path.join(config.tile_bin_dir, "tilec"
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("%examples", os.path.join(config.tile_src_root, "dsl_examples")))
 config.environment["NO_COLOR"] = "1"
+# No test reads or fills the user's kernel cache (~/.cache/tile); the cache's
+# own tests turn it on with a TILE_CACHE_DIR of their own.
+config.environment["TILE_CACHE"] = "0"
 # "ptxas": tests that assemble cubins need CUDA's ptxas (PATH or /usr/local/cuda/bin).
 import shutil
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):

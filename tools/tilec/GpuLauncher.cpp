@@ -4,6 +4,8 @@
 
 #include "Bench.h"
 #include "GpuCompile.h"
+#include "backend/LLVMInfo.h"
+#include "driver/DiskCache.h"
 #include "driver/Dump.h"
 
 
@@ -14,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace tile::tools {
 
@@ -61,12 +64,31 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
     return *it->second;
   }
   if (!dir.empty()) dumped_.insert(key + "|" + dir);
-  std::unique_ptr<ir::Function> fn = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
   // The interpreter check needs the IR before the GPU passes; only then.
   std::shared_ptr<const ir::Function> plain;
   if (opts_.checkAgainstInterpreter) plain = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
-  runGpuPasses(*fn, t, opts_.pipeline, bound.spec.key());
-  backend::KernelBinary bin = compilePTXWithDumps(*fn, t);
+  // The disk cache (driver/DiskCache.h) skips the GPU passes and LLVM (the
+  // tile-IR passes still run: cheap, and their warnings still show); with
+  // a dump directory every stage is compiled, for the dumps.
+  const driver::DiskCache *disk = driver::processDiskCache();
+  driver::CacheKey diskKey;
+  std::optional<driver::CachedKernel> hit;
+  if (disk) {
+    diskKey = driver::kernelCacheKey(prog, *req.kernel, bound.spec, opts_.pipeline, req.numWarps, req.numStages,
+                                     opts_.arch, "LLVM " + backend::llvmVersion());
+    if (dir.empty()) hit = disk->load(diskKey);
+  }
+  std::unique_ptr<ir::Function> fn = driver::compileKernel(prog, *req.kernel, bound.spec, opts_.pipeline);
+  backend::KernelBinary bin;
+  if (hit) {
+    bin.name = hit->name;
+    bin.ptx = std::move(hit->ptx);
+    bin.sharedBytes = hit->sharedBytes;
+    bin.numWarps = hit->numWarps;
+  } else {
+    runGpuPasses(*fn, t, opts_.pipeline, bound.spec.key());
+    bin = compilePTXWithDumps(*fn, t);
+  }
   cuda::Module module = [&] {
     try {
       return cuda::Module::fromPtx(drv_, bin.ptx, req.kernel->name);
@@ -75,6 +97,10 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
     }
   }();
   cuda::Function f = module.function(bin.name);
+  // Stored once the driver accepted the PTX: a module that fails to load
+  // is never cached.
+  if (disk && !hit) disk->store(diskKey, driver::CachedKernel{bin.name, bin.ptx, bin.sharedBytes, bin.numWarps,
+                                                              diskKey.describe()});
   // More live values than registers: the driver's JIT spilled to local
   // memory. Not an error (the kernel runs, slower); said once per
   // specialization, at the kernel's def, with what to change.

@@ -6,6 +6,7 @@
 //   tilec compile FILE --kernel NAME --signature '*fp32:16,i32' [-D N=V]
 //         --emit tokens|ast|ir|ir-opt|llvm-noopt|llvm-opt|llvm|ptx|cubin [--arch sm_90a] [--num-warps 4]
 //   tilec check FILE
+//   tilec cache list|clear|size [--dir DIR]
 //   tilec help [COMMAND]
 //   tilec --version
 //
@@ -17,6 +18,7 @@
 #include "GpuLauncher.h"
 #include "cuda/Cuda.h"
 #include "driver/Check.h"
+#include "driver/DiskCache.h"
 #include "driver/Dump.h"
 #include "driver/Pipeline.h"
 #include "frontend/Lexer.h"
@@ -27,9 +29,12 @@
 #include "ir/Printer.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <csignal>
+#include <optional>
 #include <filesystem>
 #include <cstdio>
 #include <cstring>
@@ -183,6 +188,38 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
   return out;
 }
 
+/// The disk cache's key for `tilec compile --emit ptx|cubin` (as the GPU
+/// launcher's, so both share entries).
+driver::CacheKey compileCacheKey(const sema::Program &prog, const ast::FunctionDef &k, const sema::Specialization &spec,
+                                 const driver::PipelineOptions &o, const backend::TargetOptions &topts) {
+  return driver::kernelCacheKey(prog, k, spec, o, topts.numWarps, topts.numStages, topts.arch,
+                                "LLVM " + backend::llvmVersion());
+}
+
+/// PTX from the disk cache, when the stage asked for is PTX or a cubin and
+/// nothing wants the intermediate stages (dumps, --print-ir-*). Consulted
+/// after the tile-IR passes (cheap, and their warnings still show), before
+/// the GPU passes and LLVM.
+std::optional<std::string> cachedPtx(const sema::Program &prog, const ast::FunctionDef &k,
+                                     const sema::Specialization &spec, const driver::PipelineOptions &o,
+                                     const std::string &emit, const backend::TargetOptions &topts) {
+  const driver::DiskCache *disk = driver::processDiskCache();
+  if (!disk || (emit != "ptx" && emit != "cubin") || !driver::dumpDir().empty() || o.printAfterAll ||
+      !o.printAfter.empty() || !o.printBefore.empty())
+    return std::nullopt;
+  std::optional<driver::CachedKernel> hit = disk->load(compileCacheKey(prog, k, spec, o, topts));
+  if (!hit) return std::nullopt;
+  return std::move(hit->ptx);
+}
+
+void storePtx(const sema::Program &prog, const ast::FunctionDef &k, const sema::Specialization &spec,
+              const driver::PipelineOptions &o, const backend::TargetOptions &topts, const backend::KernelBinary &kb) {
+  const driver::DiskCache *disk = driver::processDiskCache();
+  if (!disk) return;
+  driver::CacheKey key = compileCacheKey(prog, k, spec, o, topts);
+  disk->store(key, driver::CachedKernel{kb.name, kb.ptx, kb.sharedBytes, kb.numWarps, key.describe()});
+}
+
 int cmdCompile(const std::string &file, const std::string &kernelName, const std::string &signature,
                const std::vector<std::string> &defines, const std::string &emit, const std::string &output,
                const driver::PipelineOptions &popts, const backend::TargetOptions &topts) {
@@ -218,7 +255,9 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
       driver::PipelineOptions o = popts;
       o.optimize = emit != "ir";
       auto fn = driver::compileKernel(prog, *k, bound.spec, o);
-      if (emit == "ir" || emit == "ir-opt") {
+      if (std::optional<std::string> ptx = cachedPtx(prog, *k, bound.spec, o, emit, topts)) {
+        text = emit == "ptx" ? *ptx : backend::ptxToCubin(*ptx, topts.arch);
+      } else if (emit == "ir" || emit == "ir-opt") {
         ir::PrintOptions po;
         po.locations = popts.printLocations;
         text = ir::print(*fn, po) + "\n";
@@ -228,6 +267,7 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
           text = tools::emitLLVMWithDumps(*fn, topts, emit != "llvm-noopt");
         } else {
           backend::KernelBinary kb = tools::compilePTXWithDumps(*fn, topts);
+          storePtx(prog, *k, bound.spec, o, topts, kb);
           text = emit == "ptx" ? kb.ptx : backend::ptxToCubin(kb.ptx, topts.arch);
           if (std::string dir = driver::dumpDir(); !dir.empty() && emit == "cubin")
             driver::writeDump(dir, fn->name, "cubin", "cubin", text);
@@ -266,6 +306,44 @@ int cmdCheck(const std::string &file) {
   if (errors.empty()) return 0;
   std::fprintf(stderr, "%zu error%s in %s\n", errors.size(), errors.size() == 1 ? "" : "s", file.c_str());
   return 1;
+}
+
+/// `tilec cache list|clear|size`: the on-disk kernel cache (driver/DiskCache.h).
+int cmdCache(const std::string &action, const std::string &dirOverride) {
+  driver::CacheConfig config = driver::cacheConfigFromEnv();
+  if (!dirOverride.empty()) config.dir = dirOverride;
+  if (!config.error.empty()) {
+    std::fprintf(stderr, "tilec: error: %s\n", config.error.c_str());
+    return 1;
+  }
+  if (config.dir.empty()) {
+    std::fputs("tilec: error: no cache directory: set TILE_CACHE_DIR or HOME\n", stderr);
+    return 1;
+  }
+  driver::DiskCache cache(config);
+  std::string dir = config.dir.string();
+  if (action == "clear") {
+    int n = cache.clear();
+    std::printf("removed %d entr%s from %s\n", n, n == 1 ? "y" : "ies", dir.c_str());
+    return 0;
+  }
+  std::vector<driver::CacheEntryInfo> entries = cache.list();
+  if (action == "size") {
+    uint64_t total = 0;
+    for (const driver::CacheEntryInfo &e : entries) total += e.bytes;
+    std::printf("%llu bytes in %zu entr%s (limit %llu bytes): %s\n", static_cast<unsigned long long>(total),
+                entries.size(), entries.size() == 1 ? "y" : "ies", static_cast<unsigned long long>(config.maxBytes),
+                dir.c_str());
+    return 0;
+  }
+  // list: least recently used first, the next to be evicted on top.
+  for (const driver::CacheEntryInfo &e : entries) {
+    auto used = std::chrono::file_clock::to_sys(e.lastUse);
+    std::string when = fmt::format("{:%Y-%m-%d %H:%M:%S}", std::chrono::floor<std::chrono::seconds>(used));
+    std::printf("%s  %10llu  %s  %s\n", e.path.stem().string().c_str(), static_cast<unsigned long long>(e.bytes),
+                when.c_str(), e.valid ? e.description.c_str() : "(corrupt: rebuilt on next use)");
+  }
+  return 0;
 }
 
 std::string versionText() {
@@ -359,8 +437,19 @@ int main(int argc, char **argv) {
   check->footer("Exit status 1 with a diagnostic for every problem found.\nExample: tilec check dsl_examples/lesson2_matmul.tile");
   check->add_option("file", file, ".tile file")->required();
 
+  std::string cacheAction, cacheDir;
+  CLI::App *cache = app.add_subcommand("cache", "list, clear or measure the on-disk kernel cache");
+  cache->footer("The cache holds compiled GPU kernels (PTX) under TILE_CACHE_DIR (default ~/.cache/tile);\n"
+                "TILE_CACHE=0 stops compiles from using it, TILE_CACHE_MAX_BYTES limits it (default 1G).\n"
+                "list: one line per entry, least recently used (next evicted) first: KEY BYTES LAST-USE (UTC) KERNEL.\n"
+                "Example: tilec cache size");
+  cache->add_option("action", cacheAction, "list, clear or size")
+      ->required()
+      ->check(CLI::IsMember({"list", "clear", "size"}));
+  cache->add_option("--dir", cacheDir, "the cache directory (default: TILE_CACHE_DIR, else ~/.cache/tile)");
+
   CLI::App *help = app.add_subcommand("help", "print the help of tilec or of one command");
-  help->add_option("command", helpTopic, "run, bench, compile, check or help");
+  help->add_option("command", helpTopic, "run, bench, compile, check, cache or help");
 
   try {
     app.parse(argc, argv);
@@ -385,7 +474,7 @@ int main(int argc, char **argv) {
           std::fputs(sub->help("tilec").c_str(), stdout);
           return 0;
         }
-      std::fprintf(stderr, "tilec help: no command '%s' (commands: run, bench, compile, check, help)\n",
+      std::fprintf(stderr, "tilec help: no command '%s' (commands: run, bench, compile, check, cache, help)\n",
                    topic.c_str());
       return 2;
     }
@@ -406,6 +495,7 @@ int main(int argc, char **argv) {
       return cmdCompile(file, kernel, signature, defines, emit, output, popts, topts);
     }
     if (*check) return cmdCheck(file);
+    if (*cache) return cmdCache(cacheAction, cacheDir);
     std::fputs(app.help().c_str(), stderr);
     return 2;
   } catch (const CompileError &e) {
