@@ -6,6 +6,8 @@
 //
 // --threads T: T host threads share the context and program, each running
 // its own matmul (sizes M+t x N+2t x K+3t) several times, all checked.
+// --bench: times the context, the first launch (load the source, compile -
+// or read the disk cache - and load the module) and cached launches.
 //
 // The device is a run-time choice: `gpu` needs a CUDA driver and a build
 // with TILE_HOST_EXAMPLE_GPU=ON (which links the LLVM back end, tile::llvm);
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -75,16 +78,47 @@ bool runOne(const tile::Context &ctx, const tile::Kernel &matmul, int64_t M, int
   return worst == 0;
 }
 
+/// Milliseconds since `t0`.
+double msSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// --bench: one line of timings (bench/results has the H200's).
+int bench(const tile::ContextOptions &options, const std::string &file) {
+  auto t0 = std::chrono::steady_clock::now();
+  tile::Context ctx(options);
+  double contextMs = msSince(t0);
+  const int64_t n = 16;
+  std::vector<float> host(n * n, 1.0f);
+  tile::Tensor a = ctx.fromHost({n, n}, tile::DType::F32, host), c = ctx.zeros({n, n}, tile::DType::F32);
+  std::vector<tile::Arg> args = {a, a, c, n, n, n, n, int64_t(1), n, int64_t(1), n, int64_t(1)};
+  tile::NamedArgs consts = {{"N_ITERS", int64_t(1)}, {"BLOCK_M", n}, {"BLOCK_N", n}, {"BLOCK_K", n}};
+  t0 = std::chrono::steady_clock::now();
+  tile::Kernel matmul = ctx.loadFile(file).kernel("matmul_kernel");
+  matmul.launch({1, 1}, args, consts);
+  double firstMs = msSince(t0);
+  const int reps = 2000;
+  t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; ++i) matmul.launch({1, 1}, args, consts);
+  double launchUs = msSince(t0) * 1000.0 / reps;
+  std::printf("api-bench: %s context_ms=%.2f first_launch_ms=%.2f (source to loaded module, and one launch) "
+              "cached_launch_us=%.2f (synchronous: host work + kernel + wait)\n",
+              ctx.describe().c_str(), contextMs, firstMs, launchUs);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::string device = "auto", file = TILE_DEFAULT_MATMUL;
   std::vector<int64_t> sizes;
   int threads = 1;
+  bool benchMode = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--device" && i + 1 < argc) device = argv[++i];
     else if (arg == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+    else if (arg == "--bench") benchMode = true;
     else if (!arg.empty() && std::isdigit(static_cast<unsigned char>(arg[0]))) sizes.push_back(std::atoll(argv[i]));
     else file = arg;
   }
@@ -97,6 +131,7 @@ int main(int argc, char **argv) {
     tile::ContextOptions options;
     options.device = parseDevice(device);
     options.onWarning = [](const std::string &) {}; // the seed's ragged loads are known (see its comments)
+    if (benchMode) return bench(options, file);
     tile::Context ctx(options);
     tile::Kernel matmul = ctx.loadFile(file).kernel("matmul_kernel");
 
