@@ -76,6 +76,14 @@ std::string Context::describe() const {
   return fmt::format("gpu ({}, {})", impl_->driver->device().name, impl_->options.arch);
 }
 
+void Context::synchronize() const {
+  if (impl_->kind != DeviceKind::Gpu) return;
+  detail::translateErrors([&] {
+    impl_->driver->makeCurrent();
+    impl_->driver->synchronize();
+  });
+}
+
 Program Context::loadFile(const std::string &path) const {
   auto p = std::make_shared<detail::ProgramImpl>();
   p->ctx = impl_;
@@ -205,7 +213,7 @@ void launchOnGpu(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const s
   p.ctx->driver->makeCurrent();
   k.function.launch(cuda::Dim3{grid.x, grid.y, grid.z}, cuda::Dim3{lo.numWarps * 32, 1, 1},
                     static_cast<uint32_t>(k.sharedBytes), nullptr, params);
-  p.ctx->driver->synchronize();
+  if (!lo.async) p.ctx->driver->synchronize();
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {

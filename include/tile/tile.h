@@ -149,6 +149,11 @@ struct Grid {
 struct LaunchOptions {
   int numWarps = 4;
   int numStages = 3;
+  /// Return once the launch is queued (GPU; the interpreter runs it at
+  /// once). Launches run in order; Context::synchronize() waits for them
+  /// and reports a kernel fault. The tensors passed must live until then;
+  /// Tensor::copyToHost/toHost wait for earlier launches by themselves.
+  bool async = false;
 };
 
 /// Constexpr (and keyword) arguments by name: {{"BLOCK", 64}, ...}.
@@ -159,7 +164,8 @@ class Kernel {
 public:
   const std::string &name() const { return name_; }
   /// Specializes the kernel on the arguments (compiled once per
-  /// specialization, then cached), runs it over the grid and waits for it.
+  /// specialization, then cached), runs it over the grid and waits for it
+  /// (unless options.async).
   void launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs = {},
               LaunchOptions options = {}) const;
 
@@ -193,6 +199,9 @@ public:
   DeviceKind device() const; ///< Interpreter or Gpu, never Auto
   /// "interpreter" or "gpu (NVIDIA H200, sm_90a)".
   std::string describe() const;
+  /// Waits for every launch queued with LaunchOptions::async (a no-op on
+  /// the interpreter); a kernel fault is an Error naming the kernel.
+  void synchronize() const;
 
   /// Parses a `.tile` file; syntax errors are Errors located in it.
   Program loadFile(const std::string &path) const;

@@ -152,6 +152,25 @@ TEST_CASE("a 2-D grid fills every element exactly once") {
   for (int64_t i = 0; i < M * N; ++i) REQUIRE(got[size_t(i)] == float(i));
 }
 
+TEST_CASE("async launches queue in order and synchronize() waits for them") {
+  tile::Context ctx = interpreter();
+  tile::Kernel fill = ctx.loadFile(kSeedMatmul).kernel("tile_fill_kernel");
+  const int64_t M = 20, N = 33;
+  std::vector<tile::Tensor> outs;
+  tile::LaunchOptions async;
+  async.async = true;
+  for (int r = 0; r < 3; ++r) {
+    outs.push_back(ctx.zeros({M + r, N}, tile::DType::F32));
+    fill.launch({cdiv(M + r, 16), cdiv(N, 16)}, {outs.back(), M + r, N}, {{"BLOCK_M", 16}, {"BLOCK_N", 16}}, async);
+  }
+  ctx.synchronize();
+  for (int r = 0; r < 3; ++r) {
+    std::vector<float> got = outs[size_t(r)].toHost<float>();
+    REQUIRE(got.size() == size_t((M + r) * N));
+    for (int64_t i = 0; i < (M + r) * N; ++i) REQUIRE(got[size_t(i)] == float(i));
+  }
+}
+
 TEST_CASE("tensors: shape, strides, dtypes, copies") {
   tile::Context ctx = interpreter();
   tile::Tensor t = ctx.zeros({3, 4, 5}, tile::DType::I16);
