@@ -42,12 +42,6 @@ void detail::rethrowAsError() {
 
 namespace {
 
-/// "sm_90a" for compute capability 9.0 (wgmma needs the "a" target), as tilec.
-std::string archFor(const cuda::DeviceInfo &dev) {
-  std::string a = fmt::format("sm_{}{}", dev.ccMajor, dev.ccMinor);
-  return dev.ccMajor == 9 && dev.ccMinor == 0 ? a + "a" : a;
-}
-
 } // namespace
 
 detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts)) {
@@ -64,7 +58,7 @@ detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts))
   kind = DeviceKind::Gpu;
   driver = drv;
   compile = fn;
-  if (options.arch.empty()) options.arch = archFor(drv->device());
+  if (options.arch.empty()) options.arch = drv->device().targetArch();
 }
 
 Context::Context(ContextOptions options) : impl_(std::make_shared<detail::ContextImpl>(std::move(options))) {}
@@ -137,31 +131,6 @@ sema::ArgValue toArgValue(const Arg &arg, const detail::ContextImpl &ctx) {
   return out;
 }
 
-struct ParamSlot {
-  alignas(8) unsigned char bytes[8] = {};
-};
-
-/// The bytes of one kernel parameter as cuLaunchKernel reads them.
-ParamSlot paramBytes(const ScalarArg &a) {
-  ParamSlot s;
-  if (!a.type.isPtr && a.type.scalar == Scalar::F32) {
-    float f = static_cast<float>(a.f);
-    std::memcpy(s.bytes, &f, 4);
-  } else if (!a.type.isPtr && a.type.scalar == Scalar::F64) {
-    std::memcpy(s.bytes, &a.f, 8);
-  } else if (!a.type.isPtr && a.type.scalar == Scalar::F16) {
-    uint16_t h = floatToHalfBits(static_cast<float>(a.f));
-    std::memcpy(s.bytes, &h, 2);
-  } else if (!a.type.isPtr && a.type.scalar == Scalar::BF16) {
-    uint16_t h = floatToBF16Bits(static_cast<float>(a.f));
-    std::memcpy(s.bytes, &h, 2);
-  } else {
-    int64_t v = a.i; // little endian: the low bytes are the narrow value
-    std::memcpy(s.bytes, &v, 8);
-  }
-  return s;
-}
-
 detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const sema::Specialization &spec,
                              const LaunchOptions &lo) {
   const detail::ContextImpl &ctx = *p.ctx;
@@ -204,10 +173,10 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
 void launchOnGpu(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const sema::BoundLaunch &b, Grid grid,
                  const LaunchOptions &lo) {
   detail::GpuKernel &k = gpuKernel(p, kernel, b.spec, lo);
-  std::vector<ParamSlot> slots(b.args.size());
+  std::vector<cuda::ParamSlot> slots(b.args.size());
   std::vector<void *> params(b.args.size());
   for (size_t i = 0; i < b.args.size(); ++i) {
-    slots[i] = paramBytes(b.args[i]);
+    slots[i] = cuda::packParam(b.args[i], static_cast<uint64_t>(b.args[i].i));
     params[i] = slots[i].bytes;
   }
   p.ctx->driver->makeCurrent();

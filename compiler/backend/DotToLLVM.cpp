@@ -70,26 +70,6 @@ int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 /// warpsPerCTA [1, numWarps], order [1, 0]), per 16x8 tile a thread holds,
 /// its four registers in fragment slot order (g,2t) (g,2t+1) (g+8,2t)
 /// (g+8,2t+1). Empty when the layout is another one.
-/// Registers per staging store: the largest power of two <= maxElems such
-/// that every aligned group of that many registers is consecutive along the
-/// last dim, starting at a multiple of the group size (so that, rows being
-/// 16-byte aligned, the group's address is aligned to its size).
-static size_t stagingRun(const Dist &d, size_t maxElems) {
-  const gpu::DimBase &col = d.bases[1];
-  for (size_t n = maxElems; n > 1; n /= 2) {
-    if (d.numRegs() % n) continue;
-    // every thread's column base is a multiple of n too
-    bool ok = (col.laneMod == 1 || col.laneMul % (int64_t)n == 0) && (col.warpMod == 1 || col.warpMul % (int64_t)n == 0);
-    for (size_t g = 0; g < d.numRegs() && ok; g += n) {
-      ok = d.offsets[g][1] % (int64_t)n == 0;
-      for (size_t k = 1; k < n && ok; ++k)
-        ok = d.offsets[g + k][0] == d.offsets[g][0] && d.offsets[g + k][1] == d.offsets[g][1] + (int64_t)k;
-    }
-    if (ok) return n;
-  }
-  return 1;
-}
-
 /// Whether op is a dot with f32 operands that asks for tf32 input precision.
 static bool isTf32Dot(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type;
@@ -194,7 +174,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
     // tensor core ignores the 13 low bits, so they need no masking)
     if (tf32)
       for (llvm::Value *&x : r) x = toTf32(x);
-    size_t n = stagingRun(d, 16 / esz);
+    size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true);
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(rowStride)), crd[i][1]);
       llvm::Value *p = b.CreateGEP(elemTy, p0, idx);

@@ -51,6 +51,24 @@ bool Dist::operator==(const Dist &o) const {
 Emitter::Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts)
     : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()), axis(gpu::analyzeAxisInfo(fn)) {}
 
+size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned) {
+  int last = static_cast<int>(d.shape.size()) - 1;
+  const gpu::DimBase &base = d.bases[last];
+  for (size_t n = maxElems; n > 1; n /= 2) {
+    if (d.numRegs() % n) continue;
+    auto multiple = [&](int64_t v) { return v % (int64_t)n == 0; };
+    bool ok = !aligned || ((base.laneMod == 1 || multiple(base.laneMul)) && (base.warpMod == 1 || multiple(base.warpMul)));
+    for (size_t g = 0; g < d.numRegs() && ok; g += n) {
+      ok = d.offsets[g][last] + (int64_t)n <= d.shape[last] && (!aligned || multiple(d.offsets[g][last]));
+      for (size_t k = 1; k < n && ok; ++k)
+        for (int dim = 0; dim <= last && ok; ++dim)
+          ok = d.offsets[g + k][dim] == d.offsets[g][dim] + (dim == last ? (int64_t)k : 0);
+    }
+    if (ok) return n;
+  }
+  return 1;
+}
+
 // ---------------------------------------------------------------- values
 
 const Regs &Emitter::regs(ir::Value *v) const {

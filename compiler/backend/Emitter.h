@@ -34,6 +34,13 @@ struct Dist {
   bool operator==(const Dist &o) const;
 };
 
+/// Registers per access run: the largest power of two n <= maxElems such
+/// that every aligned group of n registers is consecutive along the last
+/// dim. With `aligned`, every run also starts at a multiple of n in every
+/// thread (register offsets and thread bases), so its address is aligned
+/// to its size wherever a row is. 1 when no wider run exists.
+size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned = false);
+
 class Emitter {
 public:
   Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts);

@@ -15,23 +15,6 @@ namespace tile::backend {
 
 namespace {
 
-/// Largest power-of-two run (<= maxElems) such that every aligned group of
-/// that many registers is contiguous along the last dim.
-size_t vectorWidth(const Dist &d, size_t maxElems) {
-  int last = static_cast<int>(d.shape.size()) - 1;
-  for (size_t n = maxElems; n > 1; n /= 2) {
-    if (d.numRegs() % n) continue;
-    bool ok = true;
-    for (size_t g = 0; g < d.numRegs() && ok; g += n)
-      for (size_t k = 1; k < n && ok; ++k)
-        for (int dim = 0; dim <= last && ok; ++dim)
-          ok = d.offsets[g + k][dim] == d.offsets[g][dim] + (dim == last ? (int64_t)k : 0) &&
-               d.offsets[g][last] + (int64_t)n <= d.shape[last];
-    if (ok) return n;
-  }
-  return 1;
-}
-
 struct Access {
   Emitter &e;
   llvm::Type *memTy;   ///< element type in memory
@@ -88,10 +71,7 @@ size_t provenWidth(const Emitter &e, const Dist &d, const ir::Value *ptr, const 
                    const Access &acc) {
   if (n < 2 || acc.memTy->isPointerTy() || n * acc.bytes < 4) return 1;
   if ((size_t)e.axis.vectorWidth(ptr, mask) < n) return 1;
-  int last = static_cast<int>(d.shape.size()) - 1;
-  for (size_t g = 0; g < d.numRegs(); g += n)
-    if (d.offsets[g][last] % (int64_t)n) return 1;
-  return n;
+  return contiguousRun(d, n, /*aligned=*/true) == n ? n : 1;
 }
 
 /// A run of n elements as 32-bit words, and back (for b32 vector asm).
@@ -217,7 +197,7 @@ void Emitter::emitLoad(ir::Op &op) {
   Regs others = op.operands.size() > 2 ? regsAs(op.operands[2], rt) : Regs(ptrs.size(), llvm::Constant::getNullValue(llvmType(elem)));
   for (llvm::Value *&o : others)
     if (o->getType() != acc.memTy) o = b.CreateZExt(o, acc.memTy);   // i1 -> byte
-  size_t n = rt.isTensor() && acc.bytes >= 2 ? vectorWidth(dist(rt), 16 / acc.bytes) : 1;
+  size_t n = rt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(rt), 16 / acc.bytes) : 1;
   ir::Value *maskV = op.operands.size() > 1 ? op.operands[1] : nullptr;
   bool proven = rt.isTensor() && provenWidth(*this, dist(rt), op.operands[0], maskV, n, acc) == n && n > 1;
   Regs out;
@@ -264,7 +244,7 @@ void Emitter::emitStore(ir::Op &op) {
   Regs masks = op.operands.size() > 2 ? regsAs(op.operands[2], mt) : Regs{};
   for (llvm::Value *&v : vals)
     if (v->getType() != acc.memTy) v = b.CreateZExt(v, acc.memTy);
-  size_t n = pt.isTensor() && acc.bytes >= 2 ? vectorWidth(dist(pt), 16 / acc.bytes) : 1;
+  size_t n = pt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(pt), 16 / acc.bytes) : 1;
   ir::Value *maskV = op.operands.size() > 2 ? op.operands[2] : nullptr;
   bool proven = pt.isTensor() && provenWidth(*this, dist(pt), ptr, maskV, n, acc) == n && n > 1;
   for (size_t g = 0; g < ptrs.size(); g += n) {

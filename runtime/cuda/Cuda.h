@@ -14,6 +14,7 @@
 #pragma once
 
 #include "cuda/DriverApi.h"
+#include "support/DType.h"
 
 #include <atomic>
 #include <cstddef>
@@ -62,6 +63,9 @@ struct DeviceInfo {
   int driverVersion = 0;    ///< e.g. 13000 for CUDA 13.0
   /// "sm_90" for compute capability 9.0.
   std::string arch() const;
+  /// The target tile compiles for: arch(), with the "a" suffix on 9.0
+  /// ("sm_90a": wgmma and setmaxnreg need it).
+  std::string targetArch() const;
 };
 
 class Stream;
@@ -148,6 +152,15 @@ void synchronize();
 struct Dim3 {
   int64_t x = 1, y = 1, z = 1;
 };
+
+/// One kernel parameter's bytes, as the PTX signature expects them.
+struct ParamSlot {
+  alignas(8) unsigned char bytes[8] = {};
+};
+
+/// Packs a launch argument: floats in their own width (f16/bf16 rounded),
+/// integers in their low bytes, pointers as `pointer` (the device address).
+ParamSlot packParam(const ScalarArg &a, uint64_t pointer);
 
 /// A kernel of a loaded module. Cheap to copy; valid while its Module lives.
 class Function {

@@ -44,6 +44,8 @@ std::string DeviceInfo::arch() const {
   return fmt::format("sm_{}{}", ccMajor, ccMinor);
 }
 
+std::string DeviceInfo::targetArch() const { return ccMajor == 9 && ccMinor == 0 ? arch() + "a" : arch(); }
+
 namespace {
 
 bool noGpuRequested() {

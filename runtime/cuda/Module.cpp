@@ -222,4 +222,35 @@ void Function::launch(Dim3 grid, Dim3 block, uint32_t sharedBytes,
     Drv->fail(result, "cuLaunchKernel", Name);
 }
 
+ParamSlot packParam(const ScalarArg &a, uint64_t pointer) {
+  ParamSlot s;
+  if (a.type.isPtr) {
+    std::memcpy(s.bytes, &pointer, 8);
+    return s;
+  }
+  switch (a.type.scalar) {
+  case Scalar::F32: {
+    float f = static_cast<float>(a.f);
+    std::memcpy(s.bytes, &f, 4);
+    break;
+  }
+  case Scalar::F64: std::memcpy(s.bytes, &a.f, 8); break;
+  case Scalar::F16: {
+    uint16_t h = floatToHalfBits(static_cast<float>(a.f));
+    std::memcpy(s.bytes, &h, 2);
+    break;
+  }
+  case Scalar::BF16: {
+    uint16_t h = floatToBF16Bits(static_cast<float>(a.f));
+    std::memcpy(s.bytes, &h, 2);
+    break;
+  }
+  default: {
+    int64_t v = a.i; // little endian: the low bytes are the narrow value
+    std::memcpy(s.bytes, &v, 8);
+  }
+  }
+  return s;
+}
+
 } // namespace tile::cuda

@@ -33,13 +33,8 @@ struct GpuLauncher::Mirror {
   cuda::DeviceBuffer device;
 };
 
-std::string archFor(const cuda::DeviceInfo &dev) {
-  std::string a = fmt::format("sm_{}{}", dev.ccMajor, dev.ccMinor);
-  return dev.ccMajor == 9 && dev.ccMinor == 0 ? a + "a" : a;
-}
-
 GpuLauncher::GpuLauncher(cuda::Driver &drv, GpuLaunchOptions opts) : drv_(drv), opts_(std::move(opts)) {
-  if (opts_.arch.empty()) opts_.arch = archFor(drv.device());
+  if (opts_.arch.empty()) opts_.arch = drv.device().targetArch();
 }
 
 GpuLauncher::~GpuLauncher() = default;
@@ -118,41 +113,6 @@ GpuLauncher::Kernel &GpuLauncher::compiled(const sema::Program &prog, const host
 
 namespace {
 
-/// The bytes of one kernel parameter value, as the PTX signature expects.
-struct ParamSlot {
-  alignas(8) unsigned char bytes[8] = {};
-};
-
-ParamSlot paramBytes(const ScalarArg &a, uint64_t devicePtr) {
-  ParamSlot s;
-  if (a.type.isPtr) {
-    std::memcpy(s.bytes, &devicePtr, 8);
-    return s;
-  }
-  switch (a.type.scalar) {
-  case Scalar::F32: {
-    float f = static_cast<float>(a.f);
-    std::memcpy(s.bytes, &f, 4);
-    break;
-  }
-  case Scalar::F64: std::memcpy(s.bytes, &a.f, 8); break;
-  case Scalar::F16: {
-    uint16_t h = floatToHalfBits(static_cast<float>(a.f));
-    std::memcpy(s.bytes, &h, 2);
-    break;
-  }
-  case Scalar::BF16: {
-    uint16_t h = floatToBF16Bits(static_cast<float>(a.f));
-    std::memcpy(s.bytes, &h, 2);
-    break;
-  }
-  default: {
-    int64_t v = a.i; // little endian: the low bytes are the narrow value
-    std::memcpy(s.bytes, &v, 8);
-  }
-  }
-  return s;
-}
 
 std::string describeElement(Scalar s, const unsigned char *p) {
   switch (s) {
@@ -201,7 +161,7 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
   drv_.makeCurrent();
   // Mirror every tensor argument: host -> device before, device -> host after.
   std::vector<Mirror *> regions(bound.args.size(), nullptr);
-  std::vector<ParamSlot> slots(bound.args.size());
+  std::vector<cuda::ParamSlot> slots(bound.args.size());
   std::vector<void *> params(bound.args.size());
   for (size_t i = 0; i < bound.args.size(); ++i) {
     const ScalarArg &a = bound.args[i];
@@ -222,7 +182,7 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
       regions[i] = &m;
       dev = m.device.devicePtr() + (addr - r.base);
     }
-    slots[i] = paramBytes(a, dev);
+    slots[i] = cuda::packParam(a, dev);
     params[i] = slots[i].bytes;
   }
   std::vector<std::string> before;
@@ -248,11 +208,11 @@ void GpuLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
 void GpuLauncher::launchResident(const sema::Program &prog, const host::LaunchRequest &req) {
   sema::BoundLaunch bound = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
   Kernel &k = compiled(prog, req, bound);
-  ParamSlot slots[64];
+  cuda::ParamSlot slots[64];
   void *params[64];
   if (bound.args.size() > 64) throw CompileError(req.loc, "more than 64 kernel arguments");
   for (size_t i = 0; i < bound.args.size(); ++i) {
-    slots[i] = paramBytes(bound.args[i], static_cast<uint64_t>(bound.args[i].i));
+    slots[i] = cuda::packParam(bound.args[i], static_cast<uint64_t>(bound.args[i].i));
     params[i] = slots[i].bytes;
   }
   k.fn.launch(cuda::Dim3{req.grid[0], req.grid[1], req.grid[2]}, cuda::Dim3{req.numWarps * 32, 1, 1},
@@ -270,12 +230,12 @@ void GpuLauncher::measureLaunchOverhead(const sema::Program &prog, const host::L
   for (int n = 0; n < kLaunches; ++n) {
     sema::BoundLaunch b = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
     Kernel &k = compiled(prog, req, b);
-    ParamSlot slots[64];
+    cuda::ParamSlot slots[64];
     void *params[64];
     size_t count = std::min<size_t>(b.args.size(), 64);
     for (size_t i = 0; i < count; ++i) {
       uint64_t dev = regions[i] ? regions[i]->device.devicePtr() + (uint64_t(b.args[i].i) - regions[i]->host.base) : 0;
-      slots[i] = paramBytes(b.args[i], dev);
+      slots[i] = cuda::packParam(b.args[i], dev);
       params[i] = slots[i].bytes;
     }
     k.fn.launch(cuda::Dim3{req.grid[0], req.grid[1], req.grid[2]}, cuda::Dim3{req.numWarps * 32, 1, 1},

@@ -60,7 +60,4 @@ private:
   int launches_ = 0, compilations_ = 0;
 };
 
-/// "sm_90a" for compute capability 9.0 (wgmma needs the "a" target), else "sm_XY".
-std::string archFor(const cuda::DeviceInfo &dev);
-
 } // namespace tile::tools

@@ -352,7 +352,7 @@ std::string versionText() {
   std::string cuda;
   if (cuda::Driver *d = cuda::Driver::get())
     cuda = fmt::format("CUDA driver {}.{}, {} ({}, {} SMs)", d->device().driverVersion / 1000,
-                       d->device().driverVersion % 1000 / 10, d->device().name, tools::archFor(d->device()),
+                       d->device().driverVersion % 1000 / 10, d->device().name, d->device().targetArch(),
                        d->device().smCount);
   else
     cuda = "no CUDA driver (" + cuda::Driver::unavailableReason() + "): kernels run on the CPU interpreter";
