@@ -3,6 +3,8 @@
 // GPU) and the translation of internal errors into tile::Error.
 #include "Internal.h"
 
+#include "Bridge.h"
+
 #include "driver/DiskCache.h"
 #include "driver/Dump.h"
 #include "sema/ConstValue.h"
@@ -10,6 +12,9 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <climits>
+#include <span>
+#include <unordered_map>
 #include <cstring>
 #include <optional>
 
@@ -18,11 +23,11 @@ namespace tile {
 // ------------------------------------------------------------ GPU compiler
 
 namespace {
-std::atomic<api::GpuCompileFn> gGpuCompiler{nullptr};
+std::atomic<const api::GpuCompiler *> gGpuCompiler{nullptr};
 }
 
-void api::setGpuCompiler(GpuCompileFn fn) { gGpuCompiler.store(fn); }
-api::GpuCompileFn api::gpuCompiler() { return gGpuCompiler.load(); }
+void api::setGpuCompiler(const GpuCompiler *compiler) { gGpuCompiler.store(compiler); }
+const api::GpuCompiler *api::gpuCompiler() { return gGpuCompiler.load(); }
 
 // ------------------------------------------------------------------ errors
 
@@ -40,24 +45,20 @@ void detail::rethrowAsError() {
 
 // ----------------------------------------------------------------- context
 
-namespace {
-
-} // namespace
-
 detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts)) {
   pipeline.optimize = options.optimize;
   interp.strict = options.strict;
   if (options.onWarning) interp.warn = options.onWarning;
   if (options.device == DeviceKind::Interpreter) return;
   cuda::Driver *drv = cuda::Driver::get();
-  api::GpuCompileFn fn = api::gpuCompiler();
+  const api::GpuCompiler *fn = api::gpuCompiler();
   if (options.device == DeviceKind::Auto && (!drv || !fn)) return;
   if (!drv) throw Error(fmt::format("error: no usable GPU: {}\n", cuda::Driver::unavailableReason()));
-  if (!fn)
-    throw Error("error: no GPU compiler in this program: link tile::llvm and call tile::enableGpuCompiler()\n");
+  // Without a compiler a GPU context still runs precompiled kernels
+  // (loadCompiled); launching a source kernel says what is missing.
   kind = DeviceKind::Gpu;
   driver = drv;
-  compile = fn;
+  compiler = fn;
   if (options.arch.empty()) options.arch = drv->device().targetArch();
 }
 
@@ -92,26 +93,80 @@ Program Context::loadString(const std::string &source, const std::string &name) 
   return Program(std::move(p));
 }
 
+// ------------------------------------------------------------------ bridge
+
+Context detail::Bridge::context(ContextOptions options, const interp::Options &interp,
+                                const driver::PipelineOptions &pipeline) {
+  Context ctx(std::move(options));
+  interp::Options io = interp;
+  if (!io.warn) io.warn = ctx.impl_->interp.warn;
+  ctx.impl_->interp = std::move(io);
+  ctx.impl_->pipeline = pipeline;
+  return ctx;
+}
+
+Program detail::Bridge::program(const Context &ctx, std::shared_ptr<const sema::Program> program) {
+  auto p = std::make_shared<ProgramImpl>();
+  p->ctx = ctx.impl_;
+  p->program = std::move(program);
+  return Program(std::move(p));
+}
+
+DType detail::Bridge::dtypeOf(Scalar s) {
+  for (int d = 0; d <= int(DType::F64); ++d)
+    if (toScalar(DType(d)) == s) return DType(d);
+  throw Error(fmt::format("error: no tile::DType for the element type {}\n", scalarName(s)));
+}
+
 // ----------------------------------------------------------------- program
 
+detail::KernelState *kernelState(detail::ProgramImpl &p, const std::string &name);
+
 Kernel Program::kernel(const std::string &name) const {
-  if (impl_->program->kernel(name)) return Kernel(impl_, name);
+  bool found = impl_->aot ? detail::aotHasKernel(*impl_->aot, name) : impl_->program->kernel(name) != nullptr;
+  if (found) return Kernel(impl_, name, kernelState(*impl_, name));
   std::vector<std::string> names = kernelNames();
   throw Error(fmt::format("error: no @triton.jit kernel named '{}' (the program has: {})\n", name,
                           names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
 std::vector<std::string> Program::kernelNames() const {
+  if (impl_->aot) return detail::aotKernelNames(*impl_->aot);
   std::vector<std::string> names;
   for (const auto &[name, fn] : impl_->program->jitFunctions) names.push_back(name);
   return names;
 }
 
 // ------------------------------------------------------------------ launch
+//
+// A launch binds its arguments to the kernel's parameters (sema), which
+// gives the specialization, compiles it once and runs it. Binding and
+// compiling happen once per *launch plan*: the kernel's state maps a key
+// made of exactly what the specialization depends on (constexpr values,
+// runtime argument types, :16 divisibility, equal-to-1 integers, keyword
+// names, warps and stages) to the compiled kernel and where each runtime
+// parameter's value comes from. A repeated launch builds the key, finds
+// the plan and packs the parameters: no sema, no strings formatted.
+
+detail::KernelState *kernelState(detail::ProgramImpl &p, const std::string &name) {
+  std::lock_guard lock(p.stateMu);
+  std::unique_ptr<detail::KernelState> &st = p.states[name];
+  if (!st) {
+    st = std::make_unique<detail::KernelState>();
+    if (p.program) {
+      st->kernel = p.program->kernel(name);
+      for (const ast::Param &param : st->kernel->params) {
+        st->paramNames.push_back(param.name);
+        st->paramConstexpr.push_back(sema::Program::isConstexprParam(param));
+      }
+    }
+  }
+  return st.get();
+}
 
 namespace {
 
-sema::ArgValue toArgValue(const Arg &arg, const detail::ContextImpl &ctx) {
+sema::ArgValue toArgValue(const Arg &arg) {
   sema::ArgValue out;
   std::visit(
       [&](const auto &v) {
@@ -123,6 +178,8 @@ sema::ArgValue toArgValue(const Arg &arg, const detail::ContextImpl &ctx) {
           out.address = v.address();
         } else if constexpr (std::is_same_v<T, DType>) {
           out.value = sema::DTypeValue{ElemType::of(detail::toScalar(v))};
+        } else if constexpr (std::is_same_v<T, std::nullptr_t>) {
+          out.value = sema::ConstValue();
         } else {
           out.value = v;
         }
@@ -131,10 +188,103 @@ sema::ArgValue toArgValue(const Arg &arg, const detail::ContextImpl &ctx) {
   return out;
 }
 
+// ---------------------------------------------------------- plan keys
+
+template <typename T> void appendRaw(std::string &key, const T &v) {
+  key.append(reinterpret_cast<const char *>(&v), sizeof(T));
+}
+
+/// What of one argument the specialization depends on: the value of a
+/// constexpr (and of strings, dtypes and None anywhere), else the class of
+/// a runtime value as sema::bindLaunch types it.
+void appendArgKey(std::string &key, const Arg &arg, bool constexprParam, const detail::ContextImpl &ctx,
+                  const std::string &kernel) {
+  const Arg::Value &v = arg.value();
+  if (const Tensor *t = std::get_if<Tensor>(&v)) {
+    const detail::TensorImpl &ti = detail::TensorImpl::of(*t);
+    if (ti.ctx.get() != &ctx)
+      throw Error(fmt::format("error: a tensor of another tile::Context passed to kernel '{}'\n", kernel));
+    key += 'T';
+    key += char(ti.dtype);
+    key += char((ti.address() & 15) == 0);
+  } else if (const int64_t *i = std::get_if<int64_t>(&v)) {
+    if (constexprParam) {
+      key += 'i';
+      appendRaw(key, *i);
+    } else {
+      bool wide = *i < INT32_MIN || *i > INT32_MAX;
+      key += 'I';
+      key += char(wide | (*i % 16 == 0) << 1 | (*i == 1) << 2);
+    }
+  } else if (const double *d = std::get_if<double>(&v)) {
+    key += constexprParam ? 'd' : 'D';
+    if (constexprParam) appendRaw(key, *d);
+  } else if (const bool *b = std::get_if<bool>(&v)) {
+    key += constexprParam ? 'b' : 'B';
+    if (constexprParam) key += char(*b);
+  } else if (const std::string *s = std::get_if<std::string>(&v)) {
+    key += 's';
+    appendRaw(key, uint32_t(s->size()));
+    key += *s;
+  } else if (const DType *dt = std::get_if<DType>(&v)) {
+    key += 't';
+    key += char(*dt);
+  } else {
+    key += 'n';
+  }
+}
+
+int paramIndex(const detail::KernelState &st, const std::string &name) {
+  for (size_t i = 0; i < st.paramNames.size(); ++i)
+    if (st.paramNames[i] == name) return int(i);
+  return -1;
+}
+
+std::string planKey(const detail::KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                    const LaunchOptions &lo, const detail::ContextImpl &ctx) {
+  std::string key;
+  key.reserve(16 + 4 * args.size() + 24 * constexprs.size());
+  appendRaw(key, uint16_t(lo.numWarps));
+  appendRaw(key, uint16_t(lo.numStages));
+  appendRaw(key, uint16_t(args.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    appendArgKey(key, args[i], i < st.paramConstexpr.size() && st.paramConstexpr[i], ctx, st.kernel->name);
+  for (const auto &[name, value] : constexprs) {
+    key += name;
+    key += '\0';
+    int pi = paramIndex(st, name);
+    appendArgKey(key, value, pi >= 0 && st.paramConstexpr[size_t(pi)], ctx, st.kernel->name);
+  }
+  return key;
+}
+
+// ------------------------------------------------------------ compiling
+
+void warnSpills(const detail::ContextImpl &ctx, const ast::FunctionDef &kernel, const std::string &signature,
+                const cuda::Function &f) {
+  // More live values than registers: the driver's JIT spilled to local
+  // memory. Not an error (the kernel runs, slower); said once per
+  // specialization, at the kernel's def, with what to change.
+  if (f.localSizeBytes() <= 0) return;
+  std::string text = formatDiagnostic(
+      Severity::Warning, kernel.loc,
+      fmt::format("kernel '{}' ({}) spills {} bytes per thread to local memory ({} registers per thread); "
+                  "smaller blocks or more warps avoid it",
+                  kernel.name, signature, f.localSizeBytes(), f.numRegs()));
+  if (ctx.interp.warn) ctx.interp.warn(text);
+  else std::fputs(text.c_str(), stderr);
+}
+
 detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const sema::Specialization &spec,
                              const LaunchOptions &lo) {
   const detail::ContextImpl &ctx = *p.ctx;
-  std::string key = fmt::format("{}|{}|w{}|s{}|{}", kernel.name, spec.key(), lo.numWarps, lo.numStages,
+  if (!ctx.compiler)
+    throw Error(fmt::format("error: kernel '{}' needs the GPU compiler, which this program does not have: link "
+                            "tile::llvm and call tile::enableGpuCompiler() (or load precompiled kernels with "
+                            "Context::loadCompiled)\n",
+                            kernel.name));
+  std::string signature = spec.key();
+  std::string key = fmt::format("{}|{}|w{}|s{}|{}", kernel.name, signature, lo.numWarps, lo.numStages,
                                 ctx.pipeline.key());
   {
     std::lock_guard lock(p.gpuMu);
@@ -148,16 +298,14 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
   std::optional<driver::CachedKernel> hit;
   if (disk) {
     diskKey = driver::kernelCacheKey(*p.program, kernel, spec, ctx.pipeline, lo.numWarps, lo.numStages,
-                                     ctx.options.arch);
+                                     ctx.options.arch, ctx.compiler->identity());
     if (driver::dumpDir().empty()) hit = disk->load(diskKey);
   }
-  api::GpuImage image;
-  if (hit) {
-    image = api::GpuImage{hit->name, std::move(hit->ptx), hit->sharedBytes};
-  } else {
-    std::unique_ptr<ir::Function> fn = driver::compileKernel(*p.program, kernel, spec, ctx.pipeline);
-    image = ctx.compile(*fn, lo.numWarps, lo.numStages, ctx.options.arch);
-  }
+  // The tile-IR passes run even on a hit: cheap, and their warnings show.
+  std::unique_ptr<ir::Function> fn = driver::compileKernel(*p.program, kernel, spec, ctx.pipeline);
+  api::GpuImage image = hit ? api::GpuImage{hit->name, std::move(hit->ptx), hit->sharedBytes}
+                            : ctx.compiler->compile(*fn, lo.numWarps, lo.numStages, ctx.options.arch, ctx.pipeline,
+                                                    signature);
   ctx.driver->makeCurrent();
   cuda::Module module = cuda::Module::fromPtx(*ctx.driver, image.ptx, kernel.name);
   cuda::Function function = module.function(image.name);
@@ -165,24 +313,101 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
   if (disk && !hit)
     disk->store(diskKey, driver::CachedKernel{image.name, image.ptx, image.sharedBytes, lo.numWarps,
                                               diskKey.describe()});
-  auto k = std::unique_ptr<detail::GpuKernel>(new detail::GpuKernel{std::move(module), function, image.sharedBytes});
+  auto k = std::unique_ptr<detail::GpuKernel>(
+      new detail::GpuKernel{std::move(module), function, image.sharedBytes, std::move(image.ptx)});
   std::lock_guard lock(p.gpuMu);
-  return *p.gpuKernels.emplace(key, std::move(k)).first->second;
+  auto [it, inserted] = p.gpuKernels.emplace(key, std::move(k));
+  if (inserted) warnSpills(ctx, kernel, signature, it->second->function);
+  return *it->second;
 }
 
-void launchOnGpu(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const sema::BoundLaunch &b, Grid grid,
-                 const LaunchOptions &lo) {
-  detail::GpuKernel &k = gpuKernel(p, kernel, b.spec, lo);
-  std::vector<cuda::ParamSlot> slots(b.args.size());
-  std::vector<void *> params(b.args.size());
-  for (size_t i = 0; i < b.args.size(); ++i) {
-    slots[i] = cuda::packParam(b.args[i], static_cast<uint64_t>(b.args[i].i));
-    params[i] = slots[i].bytes;
+/// Binds and compiles: the slow path of a launch, once per plan key.
+std::unique_ptr<detail::LaunchPlan> makePlan(detail::ProgramImpl &p, const detail::KernelState &st,
+                                     const std::vector<Arg> &args, const NamedArgs &constexprs,
+                                     const LaunchOptions &lo) {
+  const ast::FunctionDef &kernel = *st.kernel;
+  std::vector<sema::ArgValue> positional;
+  for (const Arg &a : args) positional.push_back(toArgValue(a));
+  std::vector<std::pair<std::string, sema::ArgValue>> keywords;
+  for (const auto &[name, value] : constexprs) keywords.emplace_back(name, toArgValue(value));
+  sema::BoundLaunch b = sema::bindLaunch(*p.program, kernel, positional, keywords, kernel.loc);
+  auto plan = std::make_unique<detail::LaunchPlan>();
+  plan->signature = b.spec.key();
+  for (size_t pi = 0; pi < b.spec.params.size(); ++pi) {
+    if (b.spec.params[pi].isConstexpr) continue;
+    detail::ArgSource src;
+    if (pi < args.size()) {
+      src = {detail::ArgSource::Positional, uint32_t(pi)};
+    } else {
+      for (size_t k = 0; k < constexprs.size(); ++k)
+        if (constexprs[k].first == st.paramNames[pi]) src = {detail::ArgSource::Keyword, uint32_t(k)};
+    }
+    plan->sources.push_back(src);
   }
-  p.ctx->driver->makeCurrent();
-  k.function.launch(cuda::Dim3{grid.x, grid.y, grid.z}, cuda::Dim3{lo.numWarps * 32, 1, 1},
-                    static_cast<uint32_t>(k.sharedBytes), nullptr, params);
-  if (!lo.async) p.ctx->driver->synchronize();
+  TILE_ASSERT(plan->sources.size() == b.args.size(), "one source per runtime argument");
+  plan->args = std::move(b.args);
+  if (p.ctx->kind == DeviceKind::Gpu) plan->gpu = &gpuKernel(p, kernel, b.spec, lo);
+  else plan->interp = p.interpCache.get(*p.program, kernel, b.spec, p.ctx->pipeline);
+  return plan;
+}
+
+detail::LaunchPlan &findOrMakePlan(detail::ProgramImpl &p, detail::KernelState &st, const std::vector<Arg> &args,
+                           const NamedArgs &constexprs, const LaunchOptions &lo) {
+  std::string key = planKey(st, args, constexprs, lo, *p.ctx);
+  {
+    std::lock_guard lock(st.mu);
+    if (auto it = st.plans.find(key); it != st.plans.end()) return *it->second;
+  }
+  std::unique_ptr<detail::LaunchPlan> plan = makePlan(p, st, args, constexprs, lo);
+  std::lock_guard lock(st.mu);
+  return *st.plans.emplace(std::move(key), std::move(plan)).first->second;
+}
+
+// ------------------------------------------------------------- running
+
+/// The plan's runtime argument r with this launch's value.
+ScalarArg boundArg(const detail::LaunchPlan &plan, size_t r, const std::vector<Arg> &args, const NamedArgs &constexprs) {
+  ScalarArg a = plan.args[r];
+  const detail::ArgSource &src = plan.sources[r];
+  if (src.kind == detail::ArgSource::Default) return a;
+  const Arg::Value &v = src.kind == detail::ArgSource::Positional ? args[src.index].value() : constexprs[src.index].second.value();
+  if (const Tensor *t = std::get_if<Tensor>(&v)) a.i = int64_t(detail::TensorImpl::of(*t).address());
+  else if (const int64_t *i = std::get_if<int64_t>(&v)) a.i = *i;
+  else if (const double *d = std::get_if<double>(&v)) a.f = static_cast<float>(*d);
+  else if (const bool *b = std::get_if<bool>(&v)) a.i = *b;
+  return a;
+}
+
+void runOnGpu(const detail::ContextImpl &ctx, const detail::LaunchPlan &plan, Grid grid, const std::vector<Arg> &args,
+              const NamedArgs &constexprs, const LaunchOptions &lo) {
+  constexpr size_t kInline = 32;
+  size_t n = plan.args.size();
+  cuda::ParamSlot inlineSlots[kInline];
+  void *inlineParams[kInline];
+  std::vector<cuda::ParamSlot> heapSlots(n > kInline ? n : 0);
+  std::vector<void *> heapParams(n > kInline ? n : 0);
+  cuda::ParamSlot *slots = n > kInline ? heapSlots.data() : inlineSlots;
+  void **params = n > kInline ? heapParams.data() : inlineParams;
+  for (size_t r = 0; r < n; ++r) {
+    ScalarArg a = boundArg(plan, r, args, constexprs);
+    slots[r] = cuda::packParam(a, static_cast<uint64_t>(a.i));
+    params[r] = slots[r].bytes;
+  }
+  const cuda::Stream *stream = detail::cudaStream(lo.stream, &ctx);
+  ctx.driver->makeCurrent();
+  plan.gpu->function.launch(cuda::Dim3{grid.x, grid.y, grid.z}, cuda::Dim3{lo.numWarps * 32, 1, 1},
+                            static_cast<uint32_t>(plan.gpu->sharedBytes), stream,
+                            std::span<void *const>(params, n));
+  if (lo.async) return;
+  if (stream) stream->synchronize();
+  else ctx.driver->synchronize();
+}
+
+void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &plan, Grid grid,
+                      const std::vector<Arg> &args, const NamedArgs &constexprs) {
+  std::vector<ScalarArg> bound(plan.args.size());
+  for (size_t r = 0; r < bound.size(); ++r) bound[r] = boundArg(plan, r, args, constexprs);
+  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, ctx.interp);
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {
@@ -201,22 +426,31 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &co
                     LaunchOptions options) const {
   checkLaunch(grid, options, name_);
   detail::ProgramImpl &p = *prog_;
-  const detail::ContextImpl &ctx = *p.ctx;
-  std::vector<sema::ArgValue> positional;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const Tensor *t = std::get_if<Tensor>(&args[i].value());
-    if (t && t->impl_ && t->impl_->ctx.get() != &ctx) // another context's memory
-      throw Error(fmt::format("error: argument {} of kernel '{}' is a tensor of another tile::Context\n", i + 1, name_));
-    positional.push_back(toArgValue(args[i], ctx));
-  }
-  std::vector<std::pair<std::string, sema::ArgValue>> keywords;
-  for (const auto &[name, value] : constexprs) keywords.emplace_back(name, toArgValue(value, ctx));
-  const ast::FunctionDef &kernel = *p.program->kernel(name_);
+  if (p.aot) return detail::launchAot(*p.aot, name_, grid, args, constexprs, options);
   detail::translateErrors([&] {
-    sema::BoundLaunch b = sema::bindLaunch(*p.program, kernel, positional, keywords, kernel.loc);
-    if (ctx.kind == DeviceKind::Gpu) return launchOnGpu(p, kernel, b, grid, options);
-    std::shared_ptr<const ir::Function> fn = p.interpCache.get(*p.program, kernel, b.spec, ctx.pipeline);
-    interp::run(*fn, interp::Grid{grid.x, grid.y, grid.z}, b.args, ctx.interp);
+    detail::LaunchPlan &plan = findOrMakePlan(p, *state_, args, constexprs, options);
+    if (p.ctx->kind == DeviceKind::Gpu) runOnGpu(*p.ctx, plan, grid, args, constexprs, options);
+    else runOnInterpreter(*p.ctx, plan, grid, args, constexprs);
+  });
+}
+
+CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &constexprs, LaunchOptions options) const {
+  checkLaunch(Grid(1), options, name_);
+  detail::ProgramImpl &p = *prog_;
+  if (p.aot) return detail::aotInfo(*p.aot, name_);
+  return detail::translateErrors([&] {
+    const detail::LaunchPlan &plan = findOrMakePlan(p, *state_, args, constexprs, options);
+    CompiledInfo info;
+    info.signature = plan.signature;
+    info.numWarps = options.numWarps;
+    info.numStages = options.numStages;
+    if (const detail::GpuKernel *k = plan.gpu) {
+      info.registers = k->function.numRegs();
+      info.spillBytes = k->function.localSizeBytes();
+      info.sharedBytes = k->function.staticSharedBytes() + k->sharedBytes;
+      info.ptx = k->ptx;
+    }
+    return info;
   });
 }
 

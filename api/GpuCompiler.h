@@ -4,6 +4,7 @@
 // the API runs kernels on the interpreter only. Not a public header.
 #pragma once
 
+#include "driver/Pipeline.h"
 #include "ir/IR.h"
 
 #include <string>
@@ -16,12 +17,19 @@ struct GpuImage {
   int sharedBytes = 0; ///< dynamic shared memory each launch passes
 };
 
-/// Runs the GPU passes (num_stages pipelining, layouts for num_warps) on fn,
-/// which it may modify, and generates PTX for arch.
-using GpuCompileFn = GpuImage (*)(ir::Function &fn, int numWarps, int numStages, const std::string &arch);
+struct GpuCompiler {
+  /// Runs the GPU passes (num_stages pipelining, layouts for num_warps) on
+  /// fn, which it may modify, and generates PTX for arch; IR printing and
+  /// stage dumps as `pipeline` and the dump directory ask (specKey names
+  /// the specialization in them).
+  GpuImage (*compile)(ir::Function &fn, int numWarps, int numStages, const std::string &arch,
+                      const driver::PipelineOptions &pipeline, const std::string &specKey);
+  /// The compiler's identity for the disk cache key ("LLVM 19.1.7").
+  std::string (*identity)();
+};
 
-/// Thread safe; null uninstalls.
-void setGpuCompiler(GpuCompileFn fn);
-GpuCompileFn gpuCompiler();
+/// Thread safe; null uninstalls. `compiler` must outlive its use.
+void setGpuCompiler(const GpuCompiler *compiler);
+const GpuCompiler *gpuCompiler();
 
 } // namespace tile::api

@@ -4,9 +4,8 @@
 // programs that only interpret do not carry LLVM.
 #include "GpuCompiler.h"
 
-#include "backend/Codegen.h"
-#include "gpu/LayoutAssignment.h"
-#include "gpu/Pipeline.h"
+#include "backend/GpuCompile.h"
+#include "backend/LLVMInfo.h"
 
 #include <tile/tile.h>
 
@@ -14,19 +13,23 @@ namespace tile {
 
 namespace {
 
-api::GpuImage compileForGpu(ir::Function &fn, int numWarps, int numStages, const std::string &arch) {
+api::GpuImage compileForGpu(ir::Function &fn, int numWarps, int numStages, const std::string &arch,
+                            const driver::PipelineOptions &pipeline, const std::string &specKey) {
   backend::TargetOptions target;
   target.arch = arch;
   target.numWarps = numWarps;
   target.numStages = numStages;
-  gpu::pipelineLoops(fn, numStages);
-  gpu::assignLayouts(fn, numWarps);
-  backend::KernelBinary kb = backend::compileToPTX(fn, target);
+  backend::runGpuPasses(fn, target, pipeline, specKey);
+  backend::KernelBinary kb = backend::compilePTXWithDumps(fn, target);
   return api::GpuImage{kb.name, std::move(kb.ptx), kb.sharedBytes};
 }
 
+std::string identity() { return "LLVM " + backend::llvmVersion(); }
+
+const api::GpuCompiler kCompiler{&compileForGpu, &identity};
+
 } // namespace
 
-void enableGpuCompiler() { api::setGpuCompiler(&compileForGpu); }
+void enableGpuCompiler() { api::setGpuCompiler(&kCompiler); }
 
 } // namespace tile

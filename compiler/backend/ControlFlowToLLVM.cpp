@@ -75,6 +75,13 @@ bool Emitter::emitFor(ir::Op &op) {
     llvm::Value *first = b.CreateICmpEQ(replicaIndex(body.args[1 + i]->type.shape[1]), i32(0));
     for (llvm::Value *&v : init[i]) v = b.CreateSelect(first, v, llvm::ConstantFP::get(v->getType(), 0.0));
   }
+  std::vector<bool> inFlight(types.size(), false);
+  bool aliasScratch = false;   // a pipelined wgmma's operand buffers are the scratch region
+  for (size_t i = 0; i < types.size(); ++i) {
+    inFlight[i] = !split[i] && wgmmaInFlight(op, i);
+    for (const auto &[dot, alias] : pipelinedWgmma) aliasScratch |= alias && dot->parent == &body;
+  }
+  if (aliasScratch) beginSharedUse();   // once, before the loop
   llvm::BasicBlock *pre = b.GetInsertBlock(), *header = newBlock(*this, "for.header"),
                    *loop = newBlock(*this, "for.body"), *exit = newBlock(*this, "for.exit");
   b.CreateBr(header);
@@ -110,8 +117,11 @@ bool Emitter::emitFor(ir::Op &op) {
   // uses them, so a loop that runs once per program needs no barrier)
   exitBarrier = exitBarrier && insideLoop(op);
   if (exitBarrier) barrier();
+  if (aliasScratch) smemClean = false;   // the last iteration's MMAs may still read it
   for (size_t i = 0; i < types.size(); ++i) {
-    Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc) : carried[i];
+    Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc)
+             : inFlight[i] ? wgmmaWait(carried[i])
+                           : carried[i];
     define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));
   }
   return exitBarrier && std::none_of(split.begin(), split.end(), [](int64_t r) { return r != 0; });

@@ -404,7 +404,7 @@ Regs Emitter::combineKSplit(const Regs &partial, const ir::Type &t, int64_t repl
 void Emitter::emitDot(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   if (a->type.rank() != 2 || bv->type.rank() != 2) fail(op.loc, "the gpu back end supports 2-d dot only");
-  if (dotWithMma(op)) return;
+  if (dotWithWgmma(op) || dotWithMma(op)) return;
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
   ElemType ea = a->type.elem, eb = bv->type.elem, er = res->type.elem;
   bool intDot = er.isInt(), tf32 = isTf32Dot(op);

@@ -212,9 +212,14 @@ int64_t Emitter::sharedLimit() const {
   return opts.arch.rfind("sm_9", 0) == 0 ? 232448 : opts.arch == "sm_80" || opts.arch == "sm_87" ? 166912 : 101376;
 }
 
+void Emitter::alignShared(unsigned bytes) {
+  smemBase();
+  if (smem_->getAlign().valueOrOne().value() < bytes) smem_->setAlignment(llvm::Align(bytes));
+}
+
 void Emitter::needShared(int64_t bytes, Location loc) {
   sharedBytes = std::max(sharedBytes, bytes);
-  int64_t limit = sharedLimit(), total = sharedBytes + staticSharedBytes;
+  int64_t limit = sharedLimit(), total = sharedBytes + staticSharedBytes + (dotBufferBytes ? dotBufferBytes + 1023 : 0);
   if (total > limit)
     fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", total, opts.arch, limit));
 }
@@ -383,6 +388,11 @@ int Emitter::emitKernel() {
   for (size_t i = 0; i < fn.entry().args.size(); ++i) values_[fn.entry().args[i].get()] = {kernel->getArg(i)};
   emitBlock(fn.entry());
   b.CreateRetVoid();
+  if (dotBufferAt) {   // the operand buffers go after the scratch uses
+    int64_t at = (sharedBytes + 1023) / 1024 * 1024;
+    dotBufferAt->setInitializer(b.getInt32(static_cast<uint32_t>(at)));
+    sharedBytes = at + dotBufferBytes;
+  }
 
   llvm::NamedMDNode *ann = mod.getOrInsertNamedMetadata("nvvm.annotations");
   auto md = [&](const char *key, int v) {

@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace tile::backend {
@@ -115,6 +116,9 @@ public:
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
   void needShared(int64_t bytes, Location loc);
+  /// Raises the dynamic shared memory's alignment to `bytes` (wgmma's
+  /// 128-byte swizzled operand atoms need 1024).
+  void alignShared(unsigned bytes);
   /// Opt-in shared memory per block of opts.arch, in bytes.
   int64_t sharedLimit() const;
   /// Stores regs (laid out as `from`) to shared memory at their row-major
@@ -181,6 +185,30 @@ public:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
   llvm::Value *doubleBufferedBase(const ir::Op &op, bool direct, int64_t bufBytes);
+  // WgmmaToLLVM.cpp
+  /// dot as Hopper warpgroup MMAs (wgmma.mma_async); false: not admitted
+  /// by gpu::dotRunsOnWgmma or its accumulator not in wgmmaAccLayout.
+  bool dotWithWgmma(ir::Op &op);
+  /// True when carried value i of the for `loop` is the accumulator of a
+  /// wgmma dot directly in its body that only that dot reads and whose
+  /// result only the yield takes: the dot then leaves its MMAs in flight
+  /// into the next iteration (waiting for them just before its own
+  /// barrier) and stages operands in two buffers; the loop's exit waits.
+  bool wgmmaInFlight(const ir::Op &loop, size_t i);
+  /// The dots wgmmaInFlight admitted; true: their loop body uses no other
+  /// shared memory, so their buffers are the scratch region itself (the
+  /// loop's entry then begins a shared use), else buffers of their own
+  /// (dotBuffers).
+  std::map<const ir::Op *, bool> pipelinedWgmma;
+  /// wgmma.wait_group 0, with the accumulator registers threaded through it
+  /// (nothing reads them before the wait).
+  Regs wgmmaWait(const Regs &acc);
+  /// Reserves `bytes` of dynamic shared memory placed after every scratch
+  /// use (the offset is a constant fixed once the kernel is emitted), for
+  /// operand buffers that stay live across a loop; returns its address.
+  llvm::Value *dotBuffers(int64_t bytes, Location loc);
+  int64_t dotBufferBytes = 0;
+  llvm::GlobalVariable *dotBufferAt = nullptr;
   /// f32 `v` rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away), as an
   /// i32 holding the tf32 bits.
   llvm::Value *toTf32(llvm::Value *v);

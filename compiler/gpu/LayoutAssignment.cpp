@@ -32,6 +32,27 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
   return false;
 }
 
+bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
+  if (arch != "sm_90a" || !dotRunsOnTensorCores(op)) return false;
+  const ir::Type &a = op.operands[0]->type, &r = op.result()->type;
+  if (a.elem.scalar != Scalar::F16 && a.elem.scalar != Scalar::BF16) return false;
+  int64_t M = r.shape[0], N = r.shape[1], K = a.shape[1];
+  // whole warpgroups, two 8-row repetitions per warp (each m64 block's
+  // rows 16w + g and 16w + g + 8), B in 64-column swizzle atoms (the
+  // descriptor strides probed on the H200: tests/gpu/probes), A in 64-k
+  // atoms (128-byte rows)
+  return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128) && K % 64 == 0;
+}
+
+std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps) {
+  auto l = std::make_shared<BlockedLayout>();
+  l->sizePerThread = {1, 2};
+  l->threadsPerWarp = {8, 4};
+  l->warpsPerCTA = {numWarps, 1};
+  l->order = {1, 0};
+  return l;
+}
+
 namespace {
 
 using ir::OpKind;
@@ -69,7 +90,8 @@ std::shared_ptr<const BlockedLayout> mmaAccLayout(int numWarps) {
 
 class LayoutAssigner {
 public:
-  LayoutAssigner(ir::Function &fn, int numWarps) : fn_(fn), numWarps_(numWarps), axis_(analyzeAxisInfo(fn)) {}
+  LayoutAssigner(ir::Function &fn, int numWarps, std::string arch)
+      : fn_(fn), numWarps_(numWarps), arch_(std::move(arch)), axis_(analyzeAxisInfo(fn)) {}
 
   void run() {
     collect(fn_.entry());
@@ -83,6 +105,7 @@ public:
 private:
   ir::Function &fn_;
   int numWarps_;
+  std::string arch_;
   AxisInfo axis_;
   std::vector<ir::Value *> values_;               ///< every tensor value, definition order
   std::vector<ir::Op *> ops_;                     ///< every op, pre-order
@@ -147,6 +170,7 @@ private:
       return false;
     return std::any_of(mmaResults_.begin(), mmaResults_.end(), [&](ir::Value *r) { return find(r) == find(v); });
   }
+
 
   void unifyOp(ir::Op &op) {
     if (isElementwise(op.kind) || op.kind == OpKind::Load || op.kind == OpKind::Store ||
@@ -220,6 +244,8 @@ private:
     int anchorVec = 0;
     bool forceBlocked = false;
     bool mma = false;                ///< holds the result of a dot on tensor cores
+    bool wgmma = false;              ///< ... of one that can run as wgmma
+    bool notWgmma = false;           ///< ... of one that cannot
     const ir::Op *reduce = nullptr;  ///< a reduce producing a member
     std::vector<const ir::Op *> expandUsers;
   };
@@ -276,8 +302,11 @@ private:
       return;
     case OpKind::Dot:
       cls(op.result())->forceBlocked = true;
-      if (qualifiesForMma(op))
-        cls(op.result())->mma = true;
+      if (qualifiesForMma(op)) {
+        ClassInfo *c = cls(op.result());
+        c->mma = true;
+        (dotRunsOnWgmma(op, numWarps_, arch_) ? c->wgmma : c->notWgmma) = true;
+      }
       return;
     default:
       return;
@@ -291,7 +320,7 @@ private:
     // (loop-carried acc, its init and the values it feeds or is fed by)
     // takes that layout, so the K loop needs no conversion
     if (c.mma)
-      return mmaAccLayout(numWarps_);
+      return c.wgmma && !c.notWgmma ? wgmmaAccLayout(numWarps_) : mmaAccLayout(numWarps_);
     if (c.anchor)
       return c.anchor;
     if (!c.forceBlocked) {
@@ -493,14 +522,14 @@ bool hasLayouts(const ir::Block &b) {
 
 } // namespace
 
-bool assignLayouts(ir::Function &fn, int numWarps) {
+bool assignLayouts(ir::Function &fn, int numWarps, const std::string &arch) {
   TILE_ASSERT(numWarps >= 1 && (numWarps & (numWarps - 1)) == 0, "numWarps must be a power of two");
-  LayoutAssigner(fn, numWarps).run();
+  LayoutAssigner(fn, numWarps, arch).run();
   return true;
 }
 
-transforms::Pass layoutPass(int numWarps) {
-  return {"tile-layouts", [numWarps](ir::Function &fn) { return assignLayouts(fn, numWarps); }};
+transforms::Pass layoutPass(int numWarps, const std::string &arch) {
+  return {"tile-layouts", [numWarps, arch](ir::Function &fn) { return assignLayouts(fn, numWarps, arch); }};
 }
 
 bool allTensorsHaveLayouts(const ir::Function &fn) { return hasLayouts(fn.entry()); }

@@ -22,8 +22,11 @@
 // Afterwards the function verifies. The interpreter ignores layouts.
 #pragma once
 
+#include "gpu/Layouts.h"
 #include "ir/IR.h"
 #include "transforms/PassManager.h"
+
+#include <string>
 
 namespace tile::gpu {
 
@@ -33,12 +36,25 @@ namespace tile::gpu {
 /// back end (DotToLLVM.cpp).
 bool dotRunsOnTensorCores(const ir::Op &dot);
 
-/// Assigns layouts for a program of numWarps warps; returns true (it always
-/// changes a function with tensors).
-bool assignLayouts(ir::Function &fn, int numWarps);
+/// Tensor-core dots that run as Hopper warpgroup MMAs (wgmma.mma_async,
+/// WgmmaToLLVM.cpp): sm_90a, f16/bf16 operands, whole warpgroups, M a
+/// multiple of 16 x numWarps, N 64 or 128, K a multiple of 64. Their
+/// accumulators take wgmmaAccLayout instead of the m16n8 one.
+bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
+
+/// #blocked<[1, 2], [8, 4], [W, 1], [1, 0]>: lane l of warp w holds rows
+/// 8w + l/4 + 8W*i and column pairs 2(l%4) + 8j. Each m64 wgmma block's
+/// D fragment (rows 16w' + l/4 (+8), the same columns) is this with the
+/// rows of A permuted as they are staged (WgmmaToLLVM.cpp).
+std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps);
+
+/// Assigns layouts for a program of numWarps warps compiled for arch
+/// ("": no wgmma); returns true (it always changes a function with
+/// tensors).
+bool assignLayouts(ir::Function &fn, int numWarps, const std::string &arch = "");
 
 /// The pass "tile-layouts" for numWarps warps.
-transforms::Pass layoutPass(int numWarps = 4);
+transforms::Pass layoutPass(int numWarps = 4, const std::string &arch = "");
 
 /// True when every tensor-typed value in fn has a layout.
 bool allTensorsHaveLayouts(const ir::Function &fn);

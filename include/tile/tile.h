@@ -74,14 +74,18 @@ namespace detail {
 struct ContextImpl;
 struct ProgramImpl;
 struct TensorImpl;
+struct StreamImpl;
+struct KernelState;
+struct Bridge;
 } // namespace detail
 
 /// Sizes and element strides, outermost first.
 using Shape = std::vector<int64_t>;
 
 /// A tensor in the context's memory: host memory on the interpreter, device
-/// memory on the GPU. Contiguous (C order) when allocated; copies with the
-/// other tensors share storage. Cheap to copy.
+/// memory on the GPU. Contiguous (C order) when allocated; views (slice,
+/// select, transpose, permute, reshape) and copies of the handle share its
+/// storage. Cheap to copy.
 class Tensor {
 public:
   Tensor() = default;
@@ -93,11 +97,39 @@ public:
   int64_t stride(int axis) const; ///< negative axes count from the end
   int64_t numel() const;
   size_t bytes() const;           ///< numel() * dtypeSize(dtype())
-  /// The address a kernel sees: a host pointer (interpreter) or a CUdeviceptr.
+  /// The address a kernel sees, of the first element (the view's, past
+  /// offset()): a host pointer (interpreter) or a CUdeviceptr.
   uint64_t address() const;
-  /// Copies `bytes` (== bytes()) from host memory into the tensor.
+  /// Elements from the start of the storage to the first element of the view.
+  int64_t offset() const;
+  /// Strides are C order over the shape (sizes-1 axes ignored; a tensor
+  /// with no elements is contiguous).
+  bool isContiguous() const;
+
+  // Views: new handles on the same storage; writes through one show in
+  // the other. Out-of-range axes or bounds are Errors.
+  /// Elements start, start+step, ... below stop along axis (Python's
+  /// x[start:stop:step], negative start/stop count from the end, clamped).
+  /// step >= 1: negative strides are not supported.
+  Tensor slice(int axis, int64_t start, int64_t stop, int64_t step = 1) const;
+  /// Index `index` along axis, which disappears (x[..., index, ...]);
+  /// a negative index counts from the end.
+  Tensor select(int axis, int64_t index) const;
+  Tensor transpose(int axis0, int axis1) const;
+  /// dims[i] is the source axis of new axis i (a permutation).
+  Tensor permute(const std::vector<int> &dims) const;
+  /// The same elements in another shape (one extent may be -1); contiguous
+  /// tensors only, else an Error (copy it first).
+  Tensor reshape(const Shape &shape) const;
+
+  /// Copies `bytes` (== bytes()) from host memory into the tensor, in C
+  /// order of its shape (views are scattered through their strides). On the
+  /// GPU a non-contiguous view is written as a read-modify-write of the
+  /// bytes from its first element to its last: not atomic with respect to
+  /// kernels writing between its elements at the same time.
   void copyFromHost(const void *src, size_t bytes);
-  /// Copies the tensor into host memory (`bytes` == bytes()).
+  /// Copies the tensor into host memory (`bytes` == bytes()), C order of
+  /// its shape (views are gathered).
   void copyToHost(void *dst, size_t bytes) const;
   /// Whole-tensor copies into / out of a std::vector of the matching C type.
   template <typename T> void copyFromHost(const std::vector<T> &src) { copyFromHost(src.data(), src.size() * sizeof(T)); }
@@ -110,6 +142,7 @@ public:
 private:
   friend class Context;
   friend class Kernel;
+  friend struct detail::TensorImpl;
   explicit Tensor(std::shared_ptr<detail::TensorImpl> impl) : impl_(std::move(impl)) {}
   const detail::TensorImpl &impl() const;
   std::shared_ptr<detail::TensorImpl> impl_;
@@ -117,7 +150,7 @@ private:
 
 /// A launch argument: a tensor (passed as a pointer to its first element),
 /// an integer (i32, or i64 when out of range, as Python ints), a float (f32)
-/// or a bool. Constexprs may also be strings or dtypes.
+/// or a bool. Constexprs may also be strings, dtypes or None (nullptr).
 class Arg {
 public:
   Arg(const Tensor &t) : v_(t) {}
@@ -131,7 +164,8 @@ public:
   Arg(const char *s) : v_(std::string(s)) {}
   Arg(std::string s) : v_(std::move(s)) {}
   Arg(DType d) : v_(d) {}
-  using Value = std::variant<Tensor, int64_t, double, bool, std::string, DType>;
+  Arg(std::nullptr_t) : v_(nullptr) {} ///< Python's None
+  using Value = std::variant<Tensor, int64_t, double, bool, std::string, DType, std::nullptr_t>;
   const Value &value() const { return v_; }
 
 private:
@@ -146,9 +180,32 @@ struct Grid {
   int64_t x = 1, y = 1, z = 1;
 };
 
+/// An ordered queue of launches on the GPU (cuStreamCreate); default-
+/// constructed: the context's default stream. Launches on one stream run
+/// in order; launches on different streams may overlap. Streams are
+/// blocking: tensor copies (on the default stream) wait for earlier work
+/// on every stream. On the interpreter every launch runs at once. Cheap
+/// to copy; destroyed with its last copy.
+class Stream {
+public:
+  Stream() = default;
+  bool isDefault() const { return impl_ == nullptr; }
+  /// Waits for the stream's launches; a kernel fault is an Error naming it.
+  /// (The default stream: Context::synchronize().)
+  void synchronize() const;
+
+private:
+  friend class Context;
+  friend struct detail::StreamImpl;
+  explicit Stream(std::shared_ptr<detail::StreamImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::StreamImpl> impl_;
+};
+
 struct LaunchOptions {
   int numWarps = 4;
   int numStages = 3;
+  /// Where the launch is queued (GPU); the default stream by default.
+  Stream stream;
   /// Return once the launch is queued (GPU; the interpreter runs it at
   /// once). Launches run in order; Context::synchronize() waits for them
   /// and reports a kernel fault. The tensors passed must live until then;
@@ -159,21 +216,48 @@ struct LaunchOptions {
 /// Constexpr (and keyword) arguments by name: {{"BLOCK", 64}, ...}.
 using NamedArgs = std::vector<std::pair<std::string, Arg>>;
 
+/// What one specialization of a kernel compiled to (Kernel::compile).
+struct CompiledInfo {
+  /// The specialization: "*f32:16,*f32:16,i32,BLOCK=64" (":16": divisible
+  /// by 16, ":1": equal to 1).
+  std::string signature;
+  int numWarps = 4;
+  int numStages = 3;
+  /// GPU only (0 on the interpreter): registers per thread, bytes spilled
+  /// to local memory per thread, shared memory per program (static and
+  /// dynamic), and the PTX.
+  int registers = 0;
+  int spillBytes = 0;
+  int sharedBytes = 0;
+  std::string ptx;
+};
+
 /// One @triton.jit kernel of a Program. Cheap to copy; keeps its program alive.
 class Kernel {
 public:
   const std::string &name() const { return name_; }
   /// Specializes the kernel on the arguments (compiled once per
   /// specialization, then cached), runs it over the grid and waits for it
-  /// (unless options.async).
+  /// (unless options.async). A repeated launch with arguments of the same
+  /// specialization takes a fast path: no binding, no compiling.
+  ///
+  /// Kernels of Context::loadCompiled take the runtime arguments only (the
+  /// constexprs and num_warps were fixed by tilec compile): each is
+  /// checked against the compiled signature, divisibility included.
   void launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs = {},
               LaunchOptions options = {}) const;
+  /// Compiles (or finds in the caches) the specialization a launch with
+  /// these arguments would run, without running it (Triton's warmup).
+  CompiledInfo compile(const std::vector<Arg> &args, const NamedArgs &constexprs = {},
+                       LaunchOptions options = {}) const;
 
 private:
   friend class Program;
-  Kernel(std::shared_ptr<detail::ProgramImpl> prog, std::string name) : prog_(std::move(prog)), name_(std::move(name)) {}
+  Kernel(std::shared_ptr<detail::ProgramImpl> prog, std::string name, detail::KernelState *state)
+      : prog_(std::move(prog)), name_(std::move(name)), state_(state) {}
   std::shared_ptr<detail::ProgramImpl> prog_;
   std::string name_;
+  detail::KernelState *state_ = nullptr; ///< owned by prog_
 };
 
 /// A parsed `.tile` file. Cheap to copy.
@@ -186,6 +270,7 @@ public:
 
 private:
   friend class Context;
+  friend struct detail::Bridge;
   explicit Program(std::shared_ptr<detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<detail::ProgramImpl> impl_;
 };
@@ -207,6 +292,13 @@ public:
   Program loadFile(const std::string &path) const;
   /// Parses source text; `name` is the file name diagnostics show.
   Program loadString(const std::string &source, const std::string &name = "<string>") const;
+  /// Loads kernels compiled ahead of time (`tilec compile --emit ptx|cubin
+  /// -o FILE`) through the CUDA driver alone: no parsing, no compiler, no
+  /// LLVM. GPU contexts only (an Error on the interpreter).
+  Program loadCompiled(const std::string &path) const;
+
+  /// A new stream for asynchronous launches (LaunchOptions::stream).
+  Stream createStream() const;
 
   /// A new zero-filled contiguous tensor.
   Tensor zeros(const Shape &shape, DType dtype) const;
@@ -217,8 +309,19 @@ public:
     checkHostSize(shape, dtype, data.size() * sizeof(T));
     return fromHost(shape, dtype, static_cast<const void *>(data.data()));
   }
+  /// A tensor over memory tile does not own, at `address` (of its first
+  /// element): a CUdeviceptr on the GPU (from cuMemAlloc, PyTorch, ...), a
+  /// host pointer on the interpreter. strides: in elements, non-negative,
+  /// empty for C order. The memory must outlive every use of the tensor.
+  /// On the interpreter the range is registered for bounds checks (unless
+  /// it lies inside another tensor's memory) until the tensor's last handle
+  /// or view dies: free the memory only after that. A range overlapping
+  /// registered memory without lying inside it is an Error (wrap the whole
+  /// allocation once and take views).
+  Tensor fromAddress(uint64_t address, const Shape &shape, DType dtype, const Shape &strides = {}) const;
 
 private:
+  friend struct detail::Bridge;
   void checkHostSize(const Shape &shape, DType dtype, size_t bytes) const;
   std::shared_ptr<detail::ContextImpl> impl_;
 };

@@ -266,10 +266,17 @@ private:
   size_t Bytes = 0;
 };
 
-/// A non-blocking stream. Move-only.
+/// Copies `bytes` of device memory that no DeviceBuffer owns (a module's
+/// global, from Module::global) into host memory. Synchronous, like
+/// DeviceBuffer::copyToHost: an earlier kernel's fault surfaces here.
+void copyToHost(Driver &driver, void *dst, api::CUdeviceptr src, size_t bytes);
+
+/// A stream. Move-only. Non-blocking by default (no implicit ordering
+/// with the legacy default stream); blocking streams are ordered with it,
+/// so synchronous copies wait for their work.
 class Stream {
 public:
-  explicit Stream(Driver &driver);
+  explicit Stream(Driver &driver, bool blocking = false);
   Stream(Stream &&other) noexcept;
   Stream &operator=(Stream &&) = delete;
   ~Stream();

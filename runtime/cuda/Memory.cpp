@@ -95,11 +95,20 @@ void DeviceBuffer::fill(uint8_t value) {
   Drv->check(Drv->api().memsetD8(Ptr, value, Bytes), "cuMemsetD8");
 }
 
+void copyToHost(Driver &driver, void *dst, api::CUdeviceptr src, size_t bytes) {
+  if (bytes == 0)
+    return;
+  driver.makeCurrent();
+  api::CUresult result = driver.api().memcpyDtoH(dst, src, bytes);
+  if (result != api::CudaSuccess)
+    driver.failSync(result, "cuMemcpyDtoH");
+}
+
 // --- Stream ------------------------------------------------------------------
 
-Stream::Stream(Driver &driver) : Drv(&driver) {
+Stream::Stream(Driver &driver, bool blocking) : Drv(&driver) {
   driver.makeCurrent();
-  driver.check(driver.api().streamCreate(&Handle, api::StreamNonBlocking),
+  driver.check(driver.api().streamCreate(&Handle, blocking ? 0u : api::StreamNonBlocking),
                "cuStreamCreate");
 }
 

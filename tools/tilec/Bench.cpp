@@ -1,5 +1,4 @@
-// Bench.cpp - work columns, the progress line and interpreter timing for
-// `tilec bench`.
+// Bench.cpp - work columns and the progress line of `tilec bench`.
 #include "Bench.h"
 
 #include <fmt/format.h>
@@ -51,27 +50,6 @@ void Progress::clear() {
   std::fputs("\r\033[K", stderr);
   std::fflush(stderr);
   shown_ = false;
-}
-
-void InterpBenchLauncher::launch(const sema::Program &prog, const host::LaunchRequest &req) {
-  ++launches_;
-  std::fflush(stdout);
-  progress_.update(fmt::format("bench: launch {}: {} on the interpreter", launches_, req.kernel->name), 0, 0);
-  sema::BoundLaunch b = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
-  std::chrono::steady_clock::time_point t0;
-  try {
-    std::shared_ptr<const ir::Function> fn = cache_.get(prog, *req.kernel, b.spec, popts_);
-    t0 = std::chrono::steady_clock::now();
-    interp::run(*fn, interp::Grid{req.grid[0], req.grid[1], req.grid[2]}, b.args, iopts_);
-  } catch (...) {
-    progress_.clear();
-    throw;
-  }
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  progress_.clear();
-  fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{} (CPU interpreter, not a GPU time)\n",
-             req.kernel->name, req.grid[0], req.grid[1], req.grid[2], req.numWarps, ms, workColumns(req, ms));
-  std::fflush(stdout);
 }
 
 } // namespace tile::tools

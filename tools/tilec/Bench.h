@@ -1,10 +1,9 @@
 // Bench.h - the parts of `tilec bench` shared by the GPU and the
-// interpreter: the work columns (TFLOP/s, GB/s from bench_work()), the
-// progress line shown on a terminal, and the launcher that times launches
-// on the CPU interpreter (whose times are not GPU times, and say so).
+// interpreter: the work columns (TFLOP/s, GB/s from bench_work()) and the
+// progress line shown on a terminal (ApiLauncher does the timing).
 #pragma once
 
-#include "host/InterpLauncher.h"
+#include "host/Launcher.h"
 
 #include <chrono>
 #include <string>
@@ -32,24 +31,6 @@ public:
 private:
   bool enabled_ = false, shown_ = false;
   std::chrono::steady_clock::time_point last_{};
-};
-
-/// Runs each launch on the interpreter, timing its interpretation (not its
-/// compilation) with the wall clock once (the interpreter is too slow for
-/// repeats), and prints
-/// "bench: KERNEL grid=(x,y,z) warps=W interp_ms=T [tflops= gbps=]".
-class InterpBenchLauncher : public host::Launcher {
-public:
-  InterpBenchLauncher(interp::Options iopts, driver::PipelineOptions popts)
-      : iopts_(std::move(iopts)), popts_(std::move(popts)) {}
-  void launch(const sema::Program &prog, const host::LaunchRequest &req) override;
-
-private:
-  interp::Options iopts_;
-  driver::PipelineOptions popts_;
-  driver::KernelCache cache_;
-  Progress progress_;
-  int launches_ = 0;
 };
 
 } // namespace tile::tools

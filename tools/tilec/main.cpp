@@ -14,8 +14,9 @@
 #include "backend/Codegen.h"
 #include "backend/LLVMInfo.h"
 #include "Bench.h"
-#include "GpuCompile.h"
-#include "GpuLauncher.h"
+#include "backend/GpuCompile.h"
+#include "ApiLauncher.h"
+#include "AotWrite.h"
 #include "cuda/Cuda.h"
 #include "driver/Check.h"
 #include "driver/DiskCache.h"
@@ -24,7 +25,6 @@
 #include "frontend/Lexer.h"
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
-#include "host/InterpLauncher.h"
 #include "interp/Interpreter.h"
 #include "ir/Printer.h"
 
@@ -121,31 +121,22 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
   iopts.strict = ro.strict;
   iopts.checkOffsetOverflow = ro.checkOverflow;
   cuda::Driver *gpu = ro.interpret ? nullptr : cuda::Driver::get();
-  int rc;
-  if (gpu) {
-    tools::GpuLaunchOptions g;
-    g.pipeline = popts;
-    g.arch = ro.arch;
-    g.checkAgainstInterpreter = ro.checkGpu;
-    g.interp = iopts;
-    g.benchRepeats = ro.benchRepeats;
-    tools::GpuLauncher launcher(*gpu, g);
-    rc = host::runHostProgram(*prog, launcher, hopts);
-  } else {
-    if (!ro.interpret)
-      std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
-                   cuda::Driver::unavailableReason().c_str());
-    if (ro.benchRepeats > 0) {
-      std::fputs("note: tilec bench on the CPU interpreter: each launch is timed once with the wall clock; "
-                 "these are interpreter times, not GPU times\n",
-                 stderr);
-      tools::InterpBenchLauncher launcher(iopts, popts);
-      rc = host::runHostProgram(*prog, launcher, hopts);
-    } else {
-      host::InterpLauncher launcher(iopts, popts);
-      rc = host::runHostProgram(*prog, launcher, hopts);
-    }
-  }
+  if (!gpu && !ro.interpret)
+    std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
+                 cuda::Driver::unavailableReason().c_str());
+  if (!gpu && ro.benchRepeats > 0)
+    std::fputs("note: tilec bench on the CPU interpreter: each launch is timed once with the wall clock; "
+               "these are interpreter times, not GPU times\n",
+               stderr);
+  tools::ApiLaunchOptions lo;
+  lo.gpu = gpu != nullptr;
+  lo.pipeline = popts;
+  lo.interp = iopts;
+  lo.arch = ro.arch;
+  lo.checkAgainstInterpreter = ro.checkGpu;
+  lo.benchRepeats = ro.benchRepeats;
+  tools::ApiLauncher launcher(lo);
+  int rc = host::runHostProgram(*prog, launcher, hopts);
   std::fflush(stdout);
   return rc;
 }
@@ -196,11 +187,11 @@ driver::CacheKey compileCacheKey(const sema::Program &prog, const ast::FunctionD
                                 "LLVM " + backend::llvmVersion());
 }
 
-/// PTX from the disk cache, when the stage asked for is PTX or a cubin and
-/// nothing wants the intermediate stages (dumps, --print-ir-*). Consulted
-/// after the tile-IR passes (cheap, and their warnings still show), before
-/// the GPU passes and LLVM.
-std::optional<std::string> cachedPtx(const sema::Program &prog, const ast::FunctionDef &k,
+/// The kernel (PTX, entry, shared bytes) from the disk cache, when the
+/// stage asked for is PTX or a cubin and nothing wants the intermediate
+/// stages (dumps, --print-ir-*). Consulted after the tile-IR passes (cheap,
+/// and their warnings still show), before the GPU passes and LLVM.
+std::optional<backend::KernelBinary> cachedPtx(const sema::Program &prog, const ast::FunctionDef &k,
                                      const sema::Specialization &spec, const driver::PipelineOptions &o,
                                      const std::string &emit, const backend::TargetOptions &topts) {
   const driver::DiskCache *disk = driver::processDiskCache();
@@ -209,7 +200,7 @@ std::optional<std::string> cachedPtx(const sema::Program &prog, const ast::Funct
     return std::nullopt;
   std::optional<driver::CachedKernel> hit = disk->load(compileCacheKey(prog, k, spec, o, topts));
   if (!hit) return std::nullopt;
-  return std::move(hit->ptx);
+  return backend::KernelBinary{hit->name, "", std::move(hit->ptx), hit->numWarps, hit->sharedBytes};
 }
 
 void storePtx(const sema::Program &prog, const ast::FunctionDef &k, const sema::Specialization &spec,
@@ -255,20 +246,20 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
       driver::PipelineOptions o = popts;
       o.optimize = emit != "ir";
       auto fn = driver::compileKernel(prog, *k, bound.spec, o);
-      if (std::optional<std::string> ptx = cachedPtx(prog, *k, bound.spec, o, emit, topts)) {
-        text = emit == "ptx" ? *ptx : backend::ptxToCubin(*ptx, topts.arch);
+      if (std::optional<backend::KernelBinary> hit = cachedPtx(prog, *k, bound.spec, o, emit, topts)) {
+        text = tools::aotOutput(kernelName, *hit, bound.spec, topts, emit == "cubin");
       } else if (emit == "ir" || emit == "ir-opt") {
         ir::PrintOptions po;
         po.locations = popts.printLocations;
         text = ir::print(*fn, po) + "\n";
       } else {
-        tools::runGpuPasses(*fn, topts, popts, bound.spec.key());
+        backend::runGpuPasses(*fn, topts, popts, bound.spec.key());
         if (emit == "llvm" || emit == "llvm-opt" || emit == "llvm-noopt") {
-          text = tools::emitLLVMWithDumps(*fn, topts, emit != "llvm-noopt");
+          text = backend::emitLLVMWithDumps(*fn, topts, emit != "llvm-noopt");
         } else {
-          backend::KernelBinary kb = tools::compilePTXWithDumps(*fn, topts);
+          backend::KernelBinary kb = backend::compilePTXWithDumps(*fn, topts);
           storePtx(prog, *k, bound.spec, o, topts, kb);
-          text = emit == "ptx" ? kb.ptx : backend::ptxToCubin(kb.ptx, topts.arch);
+          text = tools::aotOutput(kernelName, kb, bound.spec, topts, emit == "cubin"); // with its metadata
           if (std::string dir = driver::dumpDir(); !dir.empty() && emit == "cubin")
             driver::writeDump(dir, fn->name, "cubin", "cubin", text);
         }
@@ -363,6 +354,7 @@ std::string versionText() {
 } // namespace
 
 int main(int argc, char **argv) {
+  tile::enableGpuCompiler(); // tilec run launches through the API
   CLI::App app{"tilec: a compiler for Triton-style tile kernels\n"
                "Exit status: 0 success, 1 a user error (with a diagnostic), 2 a usage error.",
                "tilec"};
@@ -500,6 +492,12 @@ int main(int argc, char **argv) {
     return 2;
   } catch (const CompileError &e) {
     printError(e);
+    return 1;
+  } catch (const tools::FormattedError &e) {
+    std::fputs(e.what(), stderr);
+    return 1;
+  } catch (const tile::Error &e) {
+    std::fprintf(stderr, "tilec: %s", e.what());
     return 1;
   } catch (const cuda::Error &e) {
     std::fprintf(stderr, "tilec: error: %s\n", e.what());

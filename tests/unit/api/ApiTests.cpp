@@ -5,6 +5,8 @@
 // several threads loading and launching at once.
 #include <tile/tile.h>
 
+#include "cuda/Cuda.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -199,7 +201,20 @@ TEST_CASE("device choice: Auto picks the interpreter without a GPU compiler; Gpu
   CHECK(ctx.describe() == "interpreter");
   tile::ContextOptions o;
   o.device = tile::DeviceKind::Gpu;
-  CHECK_THROWS_WITH_AS(tile::Context{o}, doctest::Contains("error: no"), tile::Error);
+  if (!tile::cuda::Driver::get()) {
+    CHECK_THROWS_WITH_AS(tile::Context{o}, doctest::Contains("error: no usable GPU"), tile::Error);
+    return;
+  }
+  // A GPU without the compiler: precompiled kernels only; a source kernel
+  // says what is missing.
+  tile::Context gpu(o);
+  CHECK(gpu.device() == tile::DeviceKind::Gpu);
+  tile::Kernel k = gpu.loadString("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef k(x_ptr):\n"
+                                  "    tl.store(x_ptr, 1.0)\n",
+                                  "k.tile")
+                       .kernel("k");
+  tile::Tensor t = gpu.zeros({1}, tile::DType::F32);
+  CHECK_THROWS_WITH_AS(k.launch({1}, {t}), doctest::Contains("needs the GPU compiler"), tile::Error);
 }
 
 TEST_CASE("errors carry the CLI's file:line:col text and the context keeps working") {

@@ -1,5 +1,5 @@
 // GpuCompile.cpp - GPU passes and code generation with stage dumps.
-#include "GpuCompile.h"
+#include "backend/GpuCompile.h"
 
 #include "driver/Dump.h"
 #include "gpu/LayoutAssignment.h"
@@ -10,7 +10,7 @@
 
 #include <cstdio>
 
-namespace tile::tools {
+namespace tile::backend {
 
 namespace {
 
@@ -46,7 +46,7 @@ void runGpuPasses(ir::Function &fn, const backend::TargetOptions &target, const 
   gpu::pipelineLoops(fn, target.numStages);
   afterGpuPass("tile-pipeline", fn, popts, specKey, dir);
   beforeGpuPass("tile-layouts", fn, popts);
-  gpu::assignLayouts(fn, target.numWarps);
+  gpu::assignLayouts(fn, target.numWarps, target.arch);
   afterGpuPass("tile-layouts", fn, popts, specKey, dir);
 }
 
@@ -71,4 +71,4 @@ std::string emitLLVMWithDumps(const ir::Function &fn, const backend::TargetOptio
   return opt;
 }
 
-} // namespace tile::tools
+} // namespace tile::backend

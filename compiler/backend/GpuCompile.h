@@ -1,5 +1,5 @@
 // GpuCompile.h - the GPU half of the pipeline, shared by `tilec compile`
-// and the GPU launcher: tile-pipeline and tile-layouts on an optimized
+// and the API's GPU compiler (api/llvm): tile-pipeline and tile-layouts on an optimized
 // kernel, then LLVM IR and PTX through compiler/backend, each stage dumped
 // on request (--print-ir-after on stderr; the driver's dump directory,
 // driver/Dump.h, for --dump-dir / TILE_DUMP_DIR).
@@ -10,7 +10,7 @@
 
 #include <string>
 
-namespace tile::tools {
+namespace tile::backend {
 
 /// Runs tile-pipeline (num_stages) and tile-layouts (num_warps) on fn.
 void runGpuPasses(ir::Function &fn, const backend::TargetOptions &target, const driver::PipelineOptions &popts,
@@ -24,4 +24,4 @@ backend::KernelBinary compilePTXWithDumps(const ir::Function &fn, const backend:
 /// dump directory it writes llvm-noopt (and llvm-opt when optimized).
 std::string emitLLVMWithDumps(const ir::Function &fn, const backend::TargetOptions &target, bool optimize);
 
-} // namespace tile::tools
+} // namespace tile::backend

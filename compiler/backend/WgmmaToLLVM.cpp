@@ -1,0 +1,293 @@
+// WgmmaToLLVM.cpp - dot lowering to Hopper warpgroup MMAs
+// (wgmma.mma_async, sm_90a, inline PTX: LLVM 19 has no intrinsics), for the
+// dots gpu::dotRunsOnWgmma admits (f16/bf16 in, f32 accumulator, whole
+// warpgroups, N 64 or 128, K a multiple of 64).
+//
+// Operands are staged from registers into shared memory in the layouts the
+// wgmma matrix descriptors read, both with the 128-byte swizzle (16-byte
+// chunk c of a 128-byte row r stored at chunk c ^ (r % 8)):
+//   A (M x K, K-major): atoms of 8 rows x 64 k (1024 bytes); atom
+//     (k / 64, row / 8) at ((k / 64) * M / 8 + row / 8) * 1024. Descriptor:
+//     LBO 16 B (unused), SBO 1024 B (next 8 rows), +32 B per k16 step.
+//   B (K x N, N-major: the row-major b as it is, imm-trans-b = 1): atoms of
+//     8 k x 64 columns; atom (k / 8, n / 64) at ((k / 8) * N / 64 + n / 64)
+//     * 1024. Descriptor: LBO 1024 B (next 64 columns), SBO N / 64 * 1024 B
+//     (next 8 k), + 2 * SBO per k16 step (probed bit-exact on the H200:
+//     tests/gpu/probes/wgmma_mn_major.cu).
+// Warpgroup q of G = W / 4 issues, for each of its m64 blocks q, q + G,
+// ..., K / 16 wgmma m64nNk16 into that block's N / 2 accumulator registers,
+// then commits and waits. The m64 block's D fragment gives warp w' of the
+// group rows 16w' + l/4 (+8) and columns 8j + 2(l%4) (+1); the accumulator's
+// layout (gpu::wgmmaAccLayout: blocked [1,2] x [8,4] x [W,1]) gives warp w
+// rows 8w + l/4 + 8W*i. Staging A's row L at smem row R(L) makes them the
+// same registers: with L = g + 8w + 8W(2m + h), w = 4q + w',
+//   R = 64(mG + q) + 16w' + 8h + g.
+// f16/bf16 products are exact in f32; only the order of the f32 sums
+// differs from the interpreter's k order, as for mma.sync.
+#include "backend/Emitter.h"
+#include "gpu/LayoutAssignment.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+
+namespace tile::backend {
+
+namespace {
+
+int64_t log2i(int64_t v) {
+  int64_t l = 0;
+  while ((int64_t(1) << l) < v) ++l;
+  return l;
+}
+
+} // namespace
+
+bool Emitter::dotWithWgmma(ir::Op &op) {
+  ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
+  int W = opts.numWarps;
+  if (!gpu::dotRunsOnWgmma(op, W, opts.arch) || !res->type.layout ||
+      !res->type.layout->equals(*gpu::wgmmaAccLayout(W)))
+    return false;
+  int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1], G = W / 4;
+  int64_t offB = M * K * 2, bytes = offB + K * N * 2;
+  auto piped = pipelinedWgmma.find(&op);
+  bool inFlight = piped != pipelinedWgmma.end(), aliasScratch = inFlight && piped->second;
+  if ((inFlight ? 2 : 1) * bytes > sharedLimit()) return false;
+  alignShared(1024);   // the swizzle atoms' descriptors assume 1024-byte alignment
+  llvm::Value *base;
+  if (inFlight) {
+    // two buffers alternating by iteration (iteration i + 1 stages into one
+    // while iteration i's MMAs read the other): the scratch region when
+    // nothing else in the loop uses it (emitFor began the use before the
+    // loop), else a region of their own
+    llvm::Value *region = aliasScratch ? smemBase() : dotBuffers(2 * bytes, op.loc);
+    if (aliasScratch) needShared(2 * bytes, op.loc);
+    else loops.back().exitBarrier = true;
+    base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(loops.back().parity, i32(bytes)));
+  } else {
+    needShared(bytes, op.loc);
+    beginSharedUse();
+    base = smemBase();
+  }
+  llvm::Type *half = memType(a->type.elem);
+
+  // ---- staging
+  int64_t lw = log2i(W);
+  auto offsetA = [&](llvm::Value *L, llvm::Value *k) {
+    llvm::Value *g = b.CreateAnd(L, i32(7));
+    llvm::Value *w = b.CreateAnd(b.CreateLShr(L, i32(3)), i32(W - 1));
+    llvm::Value *hh = b.CreateLShr(L, i32(3 + lw));
+    llvm::Value *blk = b.CreateAdd(b.CreateMul(b.CreateLShr(hh, i32(1)), i32(G)), b.CreateLShr(w, i32(2)));
+    llvm::Value *R = b.CreateAdd(b.CreateAdd(b.CreateMul(blk, i32(64)), b.CreateMul(b.CreateAnd(w, i32(3)), i32(16))),
+                                 b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), g));
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(6)), i32(M / 8)), b.CreateLShr(R, i32(3)));
+    llvm::Value *r8 = b.CreateAnd(R, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(k, i32(3)), i32(7)), r8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(r8, i32(128))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(k, i32(7)), i32(2))));
+  };
+  auto offsetB = [&](llvm::Value *k, llvm::Value *n) {
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(N / 64)), b.CreateLShr(n, i32(6)));
+    llvm::Value *k8 = b.CreateAnd(k, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(2))));
+  };
+  // runs of up to 8 halves consecutive along the row stay inside one
+  // 16-byte chunk (they start at a multiple of their length)
+  auto stage = [&](ir::Value *v, int64_t off, const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
+    Dist d = dist(v->type);
+    auto crd = coords(d);
+    const Regs &r = regs(v);
+    size_t n = contiguousRun(d, 8, /*aligned=*/true);
+    llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
+    for (size_t i = 0; i < r.size(); i += n) {
+      llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
+      if (n == 1) {
+        b.CreateAlignedStore(r[i], p, llvm::Align(2));
+        continue;
+      }
+      llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(half, n));
+      for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, r[i + k], k);
+      b.CreateAlignedStore(vec, p, llvm::Align(n * 2));
+    }
+  };
+  bool clean = smemClean;
+  stage(a, 0, offsetA);
+  stage(bv, offB, offsetB);
+  Regs cur = regsAs(acc, res->type);
+  // in flight: the previous iteration's MMAs are done (in every warp once
+  // the barrier is passed, so the next iteration may overwrite their buffer)
+  if (inFlight) cur = wgmmaWait(cur);
+  // st.shared (generic proxy) before wgmma's reads (async proxy)
+  inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
+  barrier();
+  // the scratch region is untouched when the operands have buffers of their own
+  smemClean = inFlight && !aliasScratch ? clean : false;
+
+  // ---- descriptors
+  llvm::Value *addr = b.CreatePtrToInt(base, b.getInt32Ty());
+  auto desc = [&](llvm::Value *start, int64_t lbo, int64_t sbo) {
+    llvm::Value *field = b.CreateZExt(b.CreateLShr(b.CreateAnd(start, i32(0x3FFFF)), i32(4)), b.getInt64Ty());
+    uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (uint64_t(1) << 62);
+    return b.CreateOr(field, b.getInt64(fixed));
+  };
+  llvm::Value *q = b.CreateLShr(warp, i32(2));
+  // A of m64 block (mG + q), k16 step ks; B of step ks
+  auto descA = [&](int64_t m, int64_t ks) {
+    llvm::Value *blk = b.CreateAdd(q, i32(m * G));
+    llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 1024)), i32((ks / 4) * (M / 8) * 1024 + (ks % 4) * 32));
+    return desc(b.CreateAdd(addr, off), 16, 1024);
+  };
+  auto descB = [&](int64_t ks) { return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024); };
+
+  // ---- accumulator registers per m64 block, in wgmma fragment order
+  auto offs = gpu::regOffsets(*res->type.layout, res->type.shape);
+  int64_t blocks = M / (64 * G), perBlock = N / 2;
+  std::vector<std::vector<size_t>> slot(static_cast<size_t>(blocks), std::vector<size_t>(static_cast<size_t>(perBlock)));
+  for (size_t r = 0; r < offs.size(); ++r) {
+    int64_t hh = offs[r][0] / (8 * W), j = offs[r][1] / 8, e = offs[r][1] % 2;
+    slot[size_t(hh / 2)][size_t(4 * j + 2 * (hh % 2) + e)] = r;
+  }
+  const char *ty = a->type.elem.scalar == Scalar::F16 ? "f16" : "bf16";
+  std::string regList, tied;
+  for (int64_t i = 0; i < perBlock; ++i) {
+    regList += fmt::format("{}${}", i ? "," : "", i);
+    tied += fmt::format(",{}", i);
+  }
+  std::string outs;
+  for (int64_t i = 0; i < perBlock; ++i) outs += i ? ",=f" : "=f";
+  std::vector<llvm::Type *> fl(size_t(perBlock), b.getFloatTy());
+  llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
+  std::string mmaText = fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;",
+                                    N, ty, ty, regList, 2 * perBlock, 2 * perBlock + 1);
+  auto convergent = [](llvm::Value *call) {
+    llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
+    return call;
+  };
+  auto unpack = [&](llvm::Value *s) {
+    Regs out;
+    for (int64_t i = 0; i < perBlock; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
+    return out;
+  };
+  convergent(inlinePtx(nullptr, "wgmma.fence.sync.aligned;", "~{memory}", {}));
+  std::vector<Regs> blockAcc(static_cast<size_t>(blocks));
+  for (int64_t m = 0; m < blocks; ++m) {
+    Regs c;
+    for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
+    for (int64_t ks = 0; ks < K / 16; ++ks) {
+      std::vector<llvm::Value *> ins(c.begin(), c.end());
+      ins.push_back(descA(m, ks));
+      ins.push_back(descB(ks));
+      c = unpack(convergent(inlinePtx(accTy, mmaText, outs + tied + ",l,l,~{memory}", ins)));
+    }
+    blockAcc[size_t(m)] = c;
+  }
+  convergent(inlinePtx(nullptr, "wgmma.commit_group.sync.aligned;", "~{memory}", {}));
+  Regs fin = cur;
+  for (int64_t m = 0; m < blocks; ++m)
+    for (int64_t i = 0; i < perBlock; ++i) fin[slot[size_t(m)][size_t(i)]] = blockAcc[size_t(m)][size_t(i)];
+  define(res, inFlight ? fin : wgmmaWait(fin));   // no trailing barrier: see beginSharedUse
+  return true;
+}
+
+namespace {
+
+/// Whether an op of blk (at any depth) other than `except` may use the
+/// shared scratch region: anything but register-only ops (layout
+/// conversions, shape ops through shared memory, reductions, dots, nested
+/// control flow, prints and asserts all may).
+bool usesScratchBesides(const ir::Block &blk, const ir::Op *except) {
+  using K = ir::OpKind;
+  for (auto &o : blk.ops) {
+    if (o.get() == except) continue;
+    switch (o->kind) {
+    case K::Constant: case K::Arange: case K::ProgramId: case K::NumPrograms: case K::Splat: case K::Broadcast:
+    case K::ExpandDims: case K::Cast: case K::Bitcast: case K::Add: case K::Sub: case K::Mul: case K::Div:
+    case K::Rem: case K::And: case K::Or: case K::Xor: case K::Shl: case K::Shr: case K::Min: case K::Max:
+    case K::Cmp: case K::Select: case K::AddPtr: case K::Neg: case K::Not: case K::Abs: case K::Exp: case K::Exp2:
+    case K::Log: case K::Log2: case K::Sqrt: case K::Rsqrt: case K::Sin: case K::Cos: case K::Floor: case K::Ceil:
+    case K::Fma: case K::Load: case K::Store: case K::Yield: case K::Condition:
+      break;
+    default:
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+Regs Emitter::wgmmaWait(const Regs &acc) {
+  // the wait takes and returns the accumulators, so that nothing reads
+  // them before it; in chunks of at most 64 registers (one wait, then
+  // empty asm that only ties the rest, ordered after it)
+  Regs out;
+  for (size_t first = 0; first < acc.size(); first += 64) {
+    size_t n = std::min<size_t>(64, acc.size() - first);
+    std::string outs, tied;
+    for (size_t i = 0; i < n; ++i) {
+      outs += i ? ",=f" : "=f";
+      tied += fmt::format(",{}", i);
+    }
+    std::vector<llvm::Type *> fl(n, b.getFloatTy());
+    std::vector<llvm::Value *> ins(acc.begin() + long(first), acc.begin() + long(first + n));
+    const char *text = first == 0 ? "wgmma.wait_group.sync.aligned 0;" : "// wgmma accumulators";
+    llvm::Value *s = inlinePtx(llvm::StructType::get(ctx, fl), text, outs + tied + ",~{memory}", ins);
+    llvm::cast<llvm::CallInst>(s)->addFnAttr(llvm::Attribute::Convergent);
+    for (size_t i = 0; i < n; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
+  }
+  return out;
+}
+
+bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
+  ir::Block &body = *loop.regions[0]->block;
+  ir::Value *arg = body.args[1 + i].get();
+  ir::Op *dot = nullptr;
+  for (auto &o : body.ops)
+    for (ir::Value *v : o->operands)
+      if (v == arg) {
+        if (dot || o->kind != ir::OpKind::Dot) return false;
+        dot = o.get();
+      }
+  // (a use nested deeper than the body also disqualifies: the loop above
+  // only sees direct uses, so look for others)
+  if (!dot || dot->operands[2] != arg || dot->operands[0] == arg || dot->operands[1] == arg) return false;
+  std::function<bool(const ir::Block &)> usedInside = [&](const ir::Block &blk) {
+    for (auto &o : blk.ops) {
+      for (auto &r : o->regions)
+        if (usedInside(*r->block)) return true;
+      if (&blk != &body)
+        for (ir::Value *v : o->operands)
+          if (v == arg || v == dot->result()) return true;
+    }
+    return false;
+  };
+  if (usedInside(body)) return false;
+  ir::Op *yield = body.terminator();
+  for (auto &o : body.ops)
+    for (ir::Value *v : o->operands)
+      if (v == dot->result() && o.get() != yield) return false;
+  for (size_t j = 0; j < yield->operands.size(); ++j)
+    if (yield->operands[j] == dot->result() && j != i) return false;
+  if (yield->operands[i] != dot->result() || !(arg->type == dot->result()->type)) return false;
+  const ir::Type &t = dot->result()->type;
+  if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps)))
+    return false;
+  pipelinedWgmma[dot] = !usesScratchBesides(body, dot);
+  return true;
+}
+
+llvm::Value *Emitter::dotBuffers(int64_t bytes, Location loc) {
+  if (!dotBufferAt)
+    dotBufferAt = new llvm::GlobalVariable(mod, b.getInt32Ty(), /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+                                           b.getInt32(0), "dot_buffers_at");
+  int64_t at = dotBufferBytes;
+  dotBufferBytes += (bytes + 1023) / 1024 * 1024;
+  needShared(sharedBytes, loc);   // checks the limit with the buffers counted
+  llvm::Value *start = b.CreateAdd(b.CreateLoad(b.getInt32Ty(), dotBufferAt), i32(at));
+  return b.CreateGEP(b.getInt8Ty(), smemBase(), start);
+}
+
+} // namespace tile::backend

@@ -1,0 +1,302 @@
+// ApiLauncher.cpp - host-program launches through the public API, with
+// device mirrors of host tensors on the GPU, an optional differential check
+// against the interpreter and the timing of `tilec bench`.
+#include "ApiLauncher.h"
+
+#include "Bridge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace tile::tools {
+
+/// A host allocation's device copy.
+struct ApiLauncher::Mirror {
+  interp::MemoryRegion host;
+  cuda::DeviceBuffer device;
+};
+
+namespace {
+
+[[noreturn]] void rethrowAt(Location loc, const Error &e) {
+  std::string text = e.what();
+  if (text.rfind("error: ", 0) != 0) throw FormattedError(text); // located in kernel source already
+  text = text.substr(7);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  throw CompileError(loc, text); // a driver error: at the launch
+}
+
+/// A host value as an API argument (tensors are made by the caller).
+Arg scalarArg(const sema::ArgValue &a, Location loc) {
+  struct Conv {
+    Location loc;
+    Arg operator()(const sema::NoneValue &) const { return Arg(nullptr); }
+    Arg operator()(bool b) const { return Arg(b); }
+    Arg operator()(int64_t i) const { return Arg(static_cast<long long>(i)); }
+    Arg operator()(double d) const { return Arg(d); }
+    Arg operator()(const std::string &s) const { return Arg(s); }
+    Arg operator()(const sema::DTypeValue &d) const { return Arg(detail::Bridge::dtypeOf(d.type.scalar)); }
+    Arg operator()(const sema::ConstTuple &) const { fail(loc, "tuples cannot be passed to kernels"); }
+  };
+  return std::visit(Conv{a.loc.valid() ? a.loc : loc}, a.value.v);
+}
+
+std::string describeElement(Scalar s, const unsigned char *p) {
+  switch (s) {
+  case Scalar::F16: { uint16_t h; std::memcpy(&h, p, 2); return fmt::format("{}", halfBitsToFloat(h)); }
+  case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return fmt::format("{}", bf16BitsToFloat(h)); }
+  case Scalar::F32: { float f; std::memcpy(&f, p, 4); return fmt::format("{}", f); }
+  case Scalar::F64: { double d; std::memcpy(&d, p, 8); return fmt::format("{}", d); }
+  default: {
+    int64_t v = 0;
+    std::memcpy(&v, p, byteSize(s));
+    return fmt::format("{}", wrapToIntType(v, s));
+  }
+  }
+}
+
+double elementValue(Scalar s, const unsigned char *p) {
+  switch (s) {
+  case Scalar::F16: { uint16_t h; std::memcpy(&h, p, 2); return halfBitsToFloat(h); }
+  case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return bf16BitsToFloat(h); }
+  case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
+  case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
+  default: return 0;
+  }
+}
+
+/// GPU and interpreter agree on an element: exactly for integers; for floats
+/// within what approximate hardware math and FMA contraction allow.
+bool sameElement(Scalar s, const unsigned char *a, const unsigned char *b) {
+  if (!isFloat(s)) return std::memcmp(a, b, byteSize(s)) == 0;
+  double x = elementValue(s, a), y = elementValue(s, b);
+  if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+  if (std::isinf(x) || std::isinf(y)) return x == y;
+  double rtol = s == Scalar::F16 || s == Scalar::BF16 ? 1e-2 : s == Scalar::F32 ? 1e-4 : 1e-9;
+  // f32 atol: sums of products in another order (tensor cores, shuffle
+  // trees) differ by ~K ulps of the terms, which can be large next to a
+  // result that cancels.
+  double atol = s == Scalar::F16 || s == Scalar::BF16 ? 1e-2 : s == Scalar::F32 ? 1e-4 : 1e-12;
+  return std::fabs(x - y) <= atol + rtol * std::fabs(y);
+}
+
+ContextOptions contextOptions(const ApiLaunchOptions &o, bool gpu) {
+  ContextOptions c;
+  c.device = gpu ? DeviceKind::Gpu : DeviceKind::Interpreter;
+  c.strict = o.interp.strict;
+  c.optimize = o.pipeline.optimize;
+  c.arch = o.arch;
+  return c;
+}
+
+LaunchOptions launchOptions(const host::LaunchRequest &req, bool async = false) {
+  LaunchOptions lo;
+  lo.numWarps = req.numWarps;
+  lo.numStages = req.numStages;
+  lo.async = async;
+  return lo;
+}
+
+Grid gridOf(const host::LaunchRequest &req) { return Grid(req.grid[0], req.grid[1], req.grid[2]); }
+
+} // namespace
+
+ApiLauncher::ApiLauncher(ApiLaunchOptions opts)
+    : opts_(std::move(opts)), ctx_(detail::Bridge::context(contextOptions(opts_, opts_.gpu), opts_.interp, opts_.pipeline)) {
+  if (opts_.gpu && opts_.checkAgainstInterpreter)
+    checkCtx_ = detail::Bridge::context(contextOptions(opts_, false), opts_.interp, opts_.pipeline);
+}
+
+ApiLauncher::~ApiLauncher() = default;
+
+Program &ApiLauncher::programFor(const sema::Program &prog, Context &ctx,
+                                 std::map<const sema::Program *, Program> &cache) {
+  auto it = cache.find(&prog);
+  if (it != cache.end()) return it->second;
+  // Not owned: the host program outlives its launches.
+  std::shared_ptr<const sema::Program> view(std::shared_ptr<void>(), &prog);
+  return cache.emplace(&prog, detail::Bridge::program(ctx, view)).first->second;
+}
+
+ApiLauncher::ApiArgs ApiLauncher::hostArgs(const host::LaunchRequest &req, Context &ctx) {
+  auto arg = [&](const sema::ArgValue &a) {
+    // Host tensors are registered interpreter memory: a zero-element view
+    // at the address is all a launch needs (its address and dtype).
+    if (a.isPointer) return Arg(ctx.fromAddress(a.address, {0}, detail::Bridge::dtypeOf(a.elem)));
+    return scalarArg(a, req.loc);
+  };
+  ApiArgs out;
+  for (const sema::ArgValue &a : req.positional) out.positional.push_back(arg(a));
+  for (const auto &[name, a] : req.keywords) out.keywords.emplace_back(name, arg(a));
+  return out;
+}
+
+ApiLauncher::ApiArgs ApiLauncher::deviceArgs(const host::LaunchRequest &req) {
+  ApiArgs out;
+  auto arg = [&](const sema::ArgValue &a) {
+    if (!a.isPointer) return scalarArg(a, req.loc);
+    interp::MemoryRegion r;
+    uint64_t addr = a.address;
+    if (!interp::MemoryMap::global().nearest(addr, r) || addr < r.base || addr > r.base + r.bytes)
+      fail(a.loc.valid() ? a.loc : req.loc,
+           fmt::format("argument of '{}' does not point into a host tensor", req.kernel->name));
+    auto it = mirrors_.find(r.base);
+    if (it == mirrors_.end() || it->second->host.bytes != r.bytes) {
+      cuda::Driver &drv = *cuda::Driver::get();
+      auto m = std::make_unique<Mirror>(Mirror{r, cuda::DeviceBuffer(drv, std::max<uint64_t>(r.bytes, 1))});
+      it = mirrors_.insert_or_assign(r.base, std::move(m)).first;
+    }
+    out.mirrors.push_back(it->second.get());
+    uint64_t dev = it->second->device.devicePtr() + (addr - r.base);
+    return Arg(ctx_.fromAddress(dev, {0}, detail::Bridge::dtypeOf(a.elem)));
+  };
+  for (const sema::ArgValue &a : req.positional) out.positional.push_back(arg(a));
+  for (const auto &[name, a] : req.keywords) out.keywords.emplace_back(name, arg(a));
+  return out;
+}
+
+void ApiLauncher::launch(const sema::Program &prog, const host::LaunchRequest &req) {
+  // Bound here first for errors located at the launch in the host program
+  // (the API locates them at the kernel).
+  sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+  try {
+    if (opts_.gpu) launchOnGpu(prog, req);
+    else launchOnInterpreter(prog, req);
+  } catch (const Error &e) {
+    progress_.clear();
+    rethrowAt(req.loc, e);
+  }
+  ++launches_;
+}
+
+void ApiLauncher::launchOnInterpreter(const sema::Program &prog, const host::LaunchRequest &req) {
+  Kernel k = programFor(prog, ctx_, programs_).kernel(req.kernel->name);
+  ApiArgs args = hostArgs(req, ctx_);
+  if (opts_.benchRepeats <= 0) return k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
+  // tilec bench on the interpreter: one wall-clock timing of the
+  // interpretation, the compile done before it.
+  std::fflush(stdout);
+  progress_.update(fmt::format("bench: launch {}: {} on the interpreter", launches_ + 1, req.kernel->name), 0, 0);
+  k.compile(args.positional, args.keywords, launchOptions(req));
+  auto t0 = std::chrono::steady_clock::now();
+  k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  progress_.clear();
+  fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{} (CPU interpreter, not a GPU time)\n",
+             req.kernel->name, req.grid[0], req.grid[1], req.grid[2], req.numWarps, ms, workColumns(req, ms));
+  std::fflush(stdout);
+}
+
+void ApiLauncher::launchOnGpu(const sema::Program &prog, const host::LaunchRequest &req) {
+  Kernel k = programFor(prog, ctx_, programs_).kernel(req.kernel->name);
+  ApiArgs args = deviceArgs(req);
+  for (Mirror *m : args.mirrors)
+    if (m->host.bytes) m->device.copyFromHost(reinterpret_cast<const void *>(m->host.base), m->host.bytes);
+  std::vector<std::string> before;
+  if (checkCtx_)
+    for (Mirror *m : args.mirrors) before.emplace_back(reinterpret_cast<const char *>(m->host.base), m->host.bytes);
+  k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
+  if (opts_.benchRepeats > 0 && benchmark(k, req, args, launchOptions(req, true)) < 0.05)
+    measureLaunchOverhead(k, req, args, launchOptions(req, true)); // only tiny kernels: else it measures the queue
+  for (Mirror *m : args.mirrors)
+    if (m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
+  if (checkCtx_) checkAgainstInterpreter(prog, req, args, before);
+}
+
+void ApiLauncher::measureLaunchOverhead(const Kernel &k, const host::LaunchRequest &req, const ApiArgs &args,
+                                        const LaunchOptions &lo) {
+  // The host cost of a cached API launch with device-resident tensors:
+  // the plan lookup, parameter packing and cuLaunchKernel (asynchronous).
+  // Rounds of 256 launches, each from an empty queue (the driver's queue
+  // holds about a thousand: more would time the GPU draining it); the
+  // median round.
+  constexpr int kRounds = 9, kLaunches = 256;
+  Grid grid = gridOf(req);
+  std::vector<double> perLaunch;
+  for (int round = 0; round < kRounds; ++round) {
+    ctx_.synchronize();
+    auto t0 = std::chrono::steady_clock::now();
+    for (int n = 0; n < kLaunches; ++n) k.launch(grid, args.positional, args.keywords, lo);
+    perLaunch.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
+                        kLaunches);
+  }
+  ctx_.synchronize();
+  std::sort(perLaunch.begin(), perLaunch.end());
+  double us = perLaunch[perLaunch.size() / 2];
+  fmt::print("launch-overhead: {} args={} host_us_per_cached_launch={:.2f} (median of {} rounds of {} async API launches)\n",
+             req.kernel->name, req.positional.size() + req.keywords.size(), us, kRounds, kLaunches);
+  std::fflush(stdout);
+}
+
+float ApiLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, const ApiArgs &args,
+                             const LaunchOptions &lo) {
+  // Each repeat is timed on its own (events around one launch); the
+  // median is robust to the odd slow run. The first launches warm caches
+  // and clocks.
+  cuda::Driver &drv = *cuda::Driver::get();
+  Grid grid = gridOf(req);
+  auto once = [&] { k.launch(grid, args.positional, args.keywords, lo); };
+  for (int i = 0; i < 5; ++i) once();
+  ctx_.synchronize();
+  std::vector<float> ms;
+  cuda::Event start(drv), stop(drv);
+  std::string label = fmt::format("bench: launch {}: {}", launches_ + 1, req.kernel->name);
+  for (int i = 0; i < opts_.benchRepeats; ++i) {
+    progress_.update(label, i, opts_.benchRepeats);
+    start.record();
+    once();
+    stop.record();
+    stop.synchronize();
+    ms.push_back(stop.elapsedMsSince(start));
+  }
+  progress_.clear();
+  std::sort(ms.begin(), ms.end());
+  float median = ms[ms.size() / 2];
+  CompiledInfo info = k.compile(args.positional, args.keywords, lo);
+  fmt::print("bench: {} grid=({},{},{}) warps={} regs={} smem={} median_ms={:.5f} min_ms={:.5f} reps={}{}\n",
+             req.kernel->name, grid.x, grid.y, grid.z, req.numWarps, info.registers, info.sharedBytes, median,
+             ms.front(), ms.size(), workColumns(req, median));
+  std::fflush(stdout);
+  return median;
+}
+
+void ApiLauncher::checkAgainstInterpreter(const sema::Program &prog, const host::LaunchRequest &req,
+                                          const ApiArgs &args, const std::vector<std::string> &before) {
+  // Keep the GPU's results, put the inputs back, run the interpreter on the
+  // host copies, compare, and leave the interpreter's results in place.
+  const std::vector<Mirror *> &mirrors = args.mirrors;
+  std::vector<std::string> gpu;
+  for (Mirror *m : mirrors) gpu.emplace_back(reinterpret_cast<const char *>(m->host.base), m->host.bytes);
+  for (size_t i = 0; i < mirrors.size(); ++i)
+    std::memcpy(reinterpret_cast<void *>(mirrors[i]->host.base), before[i].data(), before[i].size());
+  Kernel k = programFor(prog, *checkCtx_, checkPrograms_).kernel(req.kernel->name);
+  ApiArgs host = hostArgs(req, *checkCtx_);
+  k.launch(gridOf(req), host.positional, host.keywords, launchOptions(req));
+  // The pointer arguments, in the order deviceArgs mirrored them.
+  std::vector<Scalar> elems;
+  for (const sema::ArgValue &a : req.positional)
+    if (a.isPointer) elems.push_back(a.elem);
+  for (const auto &[name, a] : req.keywords)
+    if (a.isPointer) elems.push_back(a.elem);
+  for (size_t i = 0; i < mirrors.size(); ++i) {
+    Scalar s = elems[i];
+    const auto *g = reinterpret_cast<const unsigned char *>(gpu[i].data());
+    const auto *c = reinterpret_cast<const unsigned char *>(mirrors[i]->host.base);
+    size_t n = mirrors[i]->host.bytes / byteSize(s), bad = 0, first = 0;
+    for (size_t e = 0; e < n; ++e)
+      if (!sameElement(s, g + e * byteSize(s), c + e * byteSize(s)) && bad++ == 0) first = e;
+    if (bad)
+      throw CompileError(req.loc, fmt::format("GPU and interpreter disagree on kernel '{}', pointer argument {} ({}): "
+                                              "{} of {} elements differ; first at element {}: GPU {} vs interpreter {}",
+                                              req.kernel->name, i + 1, mirrors[i]->host.name, bad, n, first,
+                                              describeElement(s, g + first * byteSize(s)),
+                                              describeElement(s, c + first * byteSize(s))));
+  }
+}
+
+} // namespace tile::tools
