@@ -482,6 +482,8 @@ CompiledInfo detail::aotInfo(const AotModule &m, const std::string &) {
   info.spillBytes = m.function.localSizeBytes();
   info.sharedBytes = m.function.staticSharedBytes() + m.info.sharedBytes;
   info.ptx = m.ptx;
+  info.cuFunction = reinterpret_cast<uint64_t>(m.function.handle());
+  info.dynamicSharedBytes = m.info.sharedBytes;
   return info;
 }
 

@@ -240,10 +240,12 @@ int paramIndex(const detail::KernelState &st, const std::string &name) {
   return -1;
 }
 
-std::string planKey(const detail::KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
-                    const LaunchOptions &lo, const detail::ContextImpl &ctx) {
-  std::string key;
-  key.reserve(16 + 4 * args.size() + 24 * constexprs.size());
+/// The plan key of a launch, in a per-thread buffer (no allocation once
+/// it has grown to the longest key).
+const std::string &planKey(const detail::KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                           const LaunchOptions &lo, const detail::ContextImpl &ctx) {
+  thread_local std::string key;
+  key.clear();
   appendRaw(key, uint16_t(lo.numWarps));
   appendRaw(key, uint16_t(lo.numStages));
   appendRaw(key, uint16_t(args.size()));
@@ -353,14 +355,15 @@ std::unique_ptr<detail::LaunchPlan> makePlan(detail::ProgramImpl &p, const detai
 
 detail::LaunchPlan &findOrMakePlan(detail::ProgramImpl &p, detail::KernelState &st, const std::vector<Arg> &args,
                            const NamedArgs &constexprs, const LaunchOptions &lo) {
-  std::string key = planKey(st, args, constexprs, lo, *p.ctx);
+  const std::string &key = planKey(st, args, constexprs, lo, *p.ctx);
   {
     std::lock_guard lock(st.mu);
     if (auto it = st.plans.find(key); it != st.plans.end()) return *it->second;
   }
+  std::string owned = key;   // makePlan may launch nothing, but copy before anything reuses the buffer
   std::unique_ptr<detail::LaunchPlan> plan = makePlan(p, st, args, constexprs, lo);
   std::lock_guard lock(st.mu);
-  return *st.plans.emplace(std::move(key), std::move(plan)).first->second;
+  return *st.plans.emplace(std::move(owned), std::move(plan)).first->second;
 }
 
 // ------------------------------------------------------------- running
@@ -423,7 +426,7 @@ void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {
 } // namespace
 
 void Kernel::launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs,
-                    LaunchOptions options) const {
+                    const LaunchOptions &options) const {
   checkLaunch(grid, options, name_);
   detail::ProgramImpl &p = *prog_;
   if (p.aot) return detail::launchAot(*p.aot, name_, grid, args, constexprs, options);
@@ -434,7 +437,8 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &co
   });
 }
 
-CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &constexprs, LaunchOptions options) const {
+CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &constexprs,
+                             const LaunchOptions &options) const {
   checkLaunch(Grid(1), options, name_);
   detail::ProgramImpl &p = *prog_;
   if (p.aot) return detail::aotInfo(*p.aot, name_);
@@ -449,6 +453,8 @@ CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &cons
       info.spillBytes = k->function.localSizeBytes();
       info.sharedBytes = k->function.staticSharedBytes() + k->sharedBytes;
       info.ptx = k->ptx;
+      info.cuFunction = reinterpret_cast<uint64_t>(k->function.handle());
+      info.dynamicSharedBytes = k->sharedBytes;
     }
     return info;
   });

@@ -230,6 +230,11 @@ struct CompiledInfo {
   int spillBytes = 0;
   int sharedBytes = 0;
   std::string ptx;
+  /// GPU only: the CUfunction handle, for programs that also drive the
+  /// CUDA driver themselves (valid while the Program lives; 0 otherwise),
+  /// and the dynamic shared memory a launch of it must pass.
+  uint64_t cuFunction = 0;
+  int dynamicSharedBytes = 0;
 };
 
 /// One @triton.jit kernel of a Program. Cheap to copy; keeps its program alive.
@@ -245,11 +250,11 @@ public:
   /// constexprs and num_warps were fixed by tilec compile): each is
   /// checked against the compiled signature, divisibility included.
   void launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs = {},
-              LaunchOptions options = {}) const;
+              const LaunchOptions &options = {}) const;
   /// Compiles (or finds in the caches) the specialization a launch with
   /// these arguments would run, without running it (Triton's warmup).
   CompiledInfo compile(const std::vector<Arg> &args, const NamedArgs &constexprs = {},
-                       LaunchOptions options = {}) const;
+                       const LaunchOptions &options = {}) const;
 
 private:
   friend class Program;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 namespace tile::tools {
 
@@ -202,34 +203,69 @@ void ApiLauncher::launchOnGpu(const sema::Program &prog, const host::LaunchReque
     for (Mirror *m : args.mirrors) before.emplace_back(reinterpret_cast<const char *>(m->host.base), m->host.bytes);
   k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
   if (opts_.benchRepeats > 0 && benchmark(k, req, args, launchOptions(req, true)) < 0.05)
-    measureLaunchOverhead(k, req, args, launchOptions(req, true)); // only tiny kernels: else it measures the queue
+    measureLaunchOverhead(prog, k, req, args, launchOptions(req, true)); // only tiny kernels: else it measures the queue
   for (Mirror *m : args.mirrors)
     if (m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
   if (checkCtx_) checkAgainstInterpreter(prog, req, args, before);
 }
 
-void ApiLauncher::measureLaunchOverhead(const Kernel &k, const host::LaunchRequest &req, const ApiArgs &args,
-                                        const LaunchOptions &lo) {
-  // The host cost of a cached API launch with device-resident tensors:
-  // the plan lookup, parameter packing and cuLaunchKernel (asynchronous).
-  // Rounds of 256 launches, each from an empty queue (the driver's queue
-  // holds about a thousand: more would time the GPU draining it); the
-  // median round.
-  constexpr int kRounds = 9, kLaunches = 256;
-  Grid grid = gridOf(req);
+namespace {
+
+/// The median over kRounds rounds of kLaunches calls of `launch`, each
+/// round from an empty queue (the driver's queue holds about a thousand
+/// launches: more would time the GPU draining it), in us per call.
+constexpr int kRounds = 9, kLaunches = 256;
+double medianLaunchUs(const std::function<void()> &launch, const std::function<void()> &sync) {
   std::vector<double> perLaunch;
   for (int round = 0; round < kRounds; ++round) {
-    ctx_.synchronize();
+    sync();
     auto t0 = std::chrono::steady_clock::now();
-    for (int n = 0; n < kLaunches; ++n) k.launch(grid, args.positional, args.keywords, lo);
+    for (int n = 0; n < kLaunches; ++n) launch();
     perLaunch.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() /
                         kLaunches);
   }
-  ctx_.synchronize();
+  sync();
   std::sort(perLaunch.begin(), perLaunch.end());
-  double us = perLaunch[perLaunch.size() / 2];
-  fmt::print("launch-overhead: {} args={} host_us_per_cached_launch={:.2f} (median of {} rounds of {} async API launches)\n",
-             req.kernel->name, req.positional.size() + req.keywords.size(), us, kRounds, kLaunches);
+  return perLaunch[perLaunch.size() / 2];
+}
+
+} // namespace
+
+void ApiLauncher::measureLaunchOverhead(const sema::Program &prog, const Kernel &k, const host::LaunchRequest &req,
+                                        const ApiArgs &args, const LaunchOptions &lo) {
+  // The host cost of a cached API launch with device-resident tensors (the
+  // plan lookup, parameter packing and cuLaunchKernel, asynchronous), and
+  // beside it the driver's own floor: cuLaunchKernel of the same function
+  // with parameters packed once.
+  Grid grid = gridOf(req);
+  double us = medianLaunchUs([&] { k.launch(grid, args.positional, args.keywords, lo); }, [&] { ctx_.synchronize(); });
+  CompiledInfo info = k.compile(args.positional, args.keywords, lo);
+  sema::BoundLaunch bound = sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+  std::vector<cuda::ParamSlot> slots;
+  for (const ScalarArg &a : bound.args) {
+    uint64_t dev = 0;
+    if (a.type.isPtr) {
+      interp::MemoryRegion r;
+      interp::MemoryMap::global().nearest(uint64_t(a.i), r);
+      dev = mirrors_.at(r.base)->device.devicePtr() + (uint64_t(a.i) - r.base);
+    }
+    slots.push_back(cuda::packParam(a, dev));
+  }
+  std::vector<void *> params;
+  for (cuda::ParamSlot &slot : slots) params.push_back(slot.bytes);
+  cuda::Driver &drv = *cuda::Driver::get();
+  auto fn = reinterpret_cast<cuda::api::CUfunction>(info.cuFunction);
+  double floorUs = medianLaunchUs(
+      [&] {
+        drv.check(drv.api().launchKernel(fn, unsigned(grid.x), unsigned(grid.y), unsigned(grid.z),
+                                         unsigned(req.numWarps * 32), 1, 1, uint32_t(info.dynamicSharedBytes), nullptr,
+                                         params.data(), nullptr),
+                  "cuLaunchKernel");
+      },
+      [&] { ctx_.synchronize(); });
+  fmt::print("launch-overhead: {} args={} host_us_per_cached_launch={:.2f} driver_floor_us={:.2f} (median of {} "
+             "rounds of {} async launches: through the API, and cuLaunchKernel alone)\n",
+             req.kernel->name, req.positional.size() + req.keywords.size(), us, floorUs, kRounds, kLaunches);
   std::fflush(stdout);
 }
 

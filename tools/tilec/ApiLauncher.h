@@ -62,8 +62,8 @@ private:
   void launchOnInterpreter(const sema::Program &prog, const host::LaunchRequest &req);
   /// Returns the median in ms.
   float benchmark(const Kernel &k, const host::LaunchRequest &req, const ApiArgs &args, const LaunchOptions &lo);
-  void measureLaunchOverhead(const Kernel &k, const host::LaunchRequest &req, const ApiArgs &args,
-                             const LaunchOptions &lo);
+  void measureLaunchOverhead(const sema::Program &prog, const Kernel &k, const host::LaunchRequest &req,
+                             const ApiArgs &args, const LaunchOptions &lo);
   void checkAgainstInterpreter(const sema::Program &prog, const host::LaunchRequest &req, const ApiArgs &args,
                                const std::vector<std::string> &before);
 
