@@ -66,7 +66,8 @@ bool Emitter::emitFor(ir::Op &op) {
   std::vector<ir::Type> types = argTypes(body, 1);
   llvm::Value *lb = scalar(op.operands[0]), *ub = scalar(op.operands[1]), *step = scalar(op.operands[2]);
   std::vector<Regs> init;
-  for (size_t i = 0; i < types.size(); ++i) init.push_back(regsAs(op.operands[3 + i], types[i]));
+  auto async = [&](size_t i) { return asyncCarried.count({&op, i}) != 0; };   // tiles in shared memory
+  for (size_t i = 0; i < types.size(); ++i) init.push_back(async(i) ? Regs{} : regsAs(op.operands[3 + i], types[i]));
   // k-split accumulators: copy 0 starts from the init, the others from 0
   std::vector<int64_t> split(types.size(), 0);
   for (size_t i = 0; i < types.size(); ++i) {
@@ -98,12 +99,17 @@ bool Emitter::emitFor(ir::Op &op) {
   b.CreateCondBr(cond, loop, exit);
   b.SetInsertPoint(loop);
   define(body.args[0].get(), {iv});
-  for (size_t i = 0; i < types.size(); ++i) define(body.args[1 + i].get(), carried[i]);
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (async(i)) defineVirtual(body.args[1 + i].get());
+    else define(body.args[1 + i].get(), carried[i]);
+  }
   loops.push_back({&body, parityPhi[0][0]});
   emitBlock(body);
   bool exitBarrier = loops.back().exitBarrier;
   loops.pop_back();
-  std::vector<Regs> next = terminatorValues(*body.terminator(), types, 0);
+  std::vector<Regs> next;
+  for (size_t i = 0; i < types.size(); ++i)
+    next.push_back(async(i) ? Regs{} : regsAs(body.terminator()->operands[i], types[i]));
   llvm::Value *ivNext = b.CreateAdd(iv, step);
   llvm::Value *parityNext = b.CreateXor(parityPhi[0][0], i32(1));
   llvm::BasicBlock *latch = b.GetInsertBlock();
@@ -119,6 +125,10 @@ bool Emitter::emitFor(ir::Op &op) {
   if (exitBarrier) barrier();
   if (aliasScratch) smemClean = false;   // the last iteration's MMAs may still read it
   for (size_t i = 0; i < types.size(); ++i) {
+    if (async(i)) {
+      defineVirtual(op.results[i].get());
+      continue;
+    }
     Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc)
              : inFlight[i] ? wgmmaWait(carried[i])
                            : carried[i];

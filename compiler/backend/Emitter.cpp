@@ -386,6 +386,7 @@ int Emitter::emitKernel() {
   lane = b.CreateURem(tid, i32(32));
   warp = b.CreateUDiv(tid, i32(32));
   for (size_t i = 0; i < fn.entry().args.size(); ++i) values_[fn.entry().args[i].get()] = {kernel->getArg(i)};
+  planAsyncOperands(const_cast<ir::Block &>(fn.entry()));
   emitBlock(fn.entry());
   b.CreateRetVoid();
   if (dotBufferAt) {   // the operand buffers go after the scratch uses

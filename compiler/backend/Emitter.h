@@ -209,6 +209,25 @@ public:
   llvm::Value *dotBuffers(int64_t bytes, Location loc);
   int64_t dotBufferBytes = 0;
   llvm::GlobalVariable *dotBufferAt = nullptr;
+  /// Operand tiles of pipelined wgmma dots (in the scratch region) that go
+  /// from global to shared memory by cp.async instead of through registers:
+  /// the tiles the pipeline pass prefetches one iteration ahead, loaded
+  /// before the loop (into buffer 0) and in its body (into the next
+  /// iteration's buffer). planAsyncOperands finds them before emission.
+  struct AsyncOperand {
+    const ir::Op *dot;
+    int operand;      ///< 0: a, 1: b
+    bool beforeLoop;  ///< the first iteration's tile
+  };
+  std::map<const ir::Op *, AsyncOperand> asyncLoads;          ///< by load
+  std::set<std::pair<const ir::Op *, size_t>> asyncCarried;   ///< (for, carried index) of such tiles
+  std::set<const ir::Op *> asyncDots;
+  void planAsyncOperands(ir::Block &blk);
+  /// A load of asyncLoads: cp.async of each 16-byte chunk to its swizzled
+  /// place, src-size 0 where masked off (zero fill), one commit group.
+  void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);
+  /// A value with no registers (a tile that lives in shared memory).
+  void defineVirtual(ir::Value *v) { values_[v] = {}; }
   /// f32 `v` rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away), as an
   /// i32 holding the tf32 bits.
   llvm::Value *toTf32(llvm::Value *v);

@@ -185,6 +185,7 @@ Regs versioned(Emitter &e, llvm::Value *cond, const std::function<Regs()> &fast,
 } // namespace
 
 void Emitter::emitLoad(ir::Op &op) {
+  if (auto it = asyncLoads.find(&op); it != asyncLoads.end()) return emitAsyncCopy(op, it->second);
   ir::Value *res = op.result();
   const ir::Type &rt = res->type;
   ElemType elem = rt.elem;

@@ -27,8 +27,11 @@
 #include "backend/Emitter.h"
 #include "gpu/LayoutAssignment.h"
 
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 
 namespace tile::backend {
@@ -39,6 +42,43 @@ int64_t log2i(int64_t v) {
   int64_t l = 0;
   while ((int64_t(1) << l) < v) ++l;
   return l;
+}
+
+/// Byte offsets, in an operand buffer, of the 16-byte chunk holding an
+/// element (see the file comment): A's row L goes to smem row R(L).
+struct Tiles {
+  Emitter &e;
+  int64_t M, N, W;
+  llvm::Value *i32(int64_t v) { return e.i32(v); }
+  llvm::Value *offsetA(llvm::Value *L, llvm::Value *k) {
+    llvm::IRBuilder<> &b = e.b;
+    int64_t G = W / 4, lw = log2i(W);
+    llvm::Value *g = b.CreateAnd(L, i32(7));
+    llvm::Value *w = b.CreateAnd(b.CreateLShr(L, i32(3)), i32(W - 1));
+    llvm::Value *hh = b.CreateLShr(L, i32(3 + lw));
+    llvm::Value *blk = b.CreateAdd(b.CreateMul(b.CreateLShr(hh, i32(1)), i32(G)), b.CreateLShr(w, i32(2)));
+    llvm::Value *R = b.CreateAdd(b.CreateAdd(b.CreateMul(blk, i32(64)), b.CreateMul(b.CreateAnd(w, i32(3)), i32(16))),
+                                 b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), g));
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(6)), i32(M / 8)), b.CreateLShr(R, i32(3)));
+    llvm::Value *r8 = b.CreateAnd(R, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(k, i32(3)), i32(7)), r8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(r8, i32(128))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(k, i32(7)), i32(2))));
+  }
+  llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
+    llvm::IRBuilder<> &b = e.b;
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(N / 64)), b.CreateLShr(n, i32(6)));
+    llvm::Value *k8 = b.CreateAnd(k, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(2))));
+  }
+};
+
+/// Bytes of one operand buffer (a then b) of a wgmma dot.
+int64_t operandBytes(const ir::Op &dot) {
+  int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
+  return M * K * 2 + K * N * 2;
 }
 
 } // namespace
@@ -73,27 +113,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   llvm::Type *half = memType(a->type.elem);
 
   // ---- staging
-  int64_t lw = log2i(W);
-  auto offsetA = [&](llvm::Value *L, llvm::Value *k) {
-    llvm::Value *g = b.CreateAnd(L, i32(7));
-    llvm::Value *w = b.CreateAnd(b.CreateLShr(L, i32(3)), i32(W - 1));
-    llvm::Value *hh = b.CreateLShr(L, i32(3 + lw));
-    llvm::Value *blk = b.CreateAdd(b.CreateMul(b.CreateLShr(hh, i32(1)), i32(G)), b.CreateLShr(w, i32(2)));
-    llvm::Value *R = b.CreateAdd(b.CreateAdd(b.CreateMul(blk, i32(64)), b.CreateMul(b.CreateAnd(w, i32(3)), i32(16))),
-                                 b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), g));
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(6)), i32(M / 8)), b.CreateLShr(R, i32(3)));
-    llvm::Value *r8 = b.CreateAnd(R, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(k, i32(3)), i32(7)), r8);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(r8, i32(128))),
-                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(k, i32(7)), i32(2))));
-  };
-  auto offsetB = [&](llvm::Value *k, llvm::Value *n) {
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(N / 64)), b.CreateLShr(n, i32(6)));
-    llvm::Value *k8 = b.CreateAnd(k, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
-                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(2))));
-  };
+  Tiles tiles{*this, M, N, W};
+  auto offsetA = [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); };
+  auto offsetB = [&](llvm::Value *k, llvm::Value *n) { return tiles.offsetB(k, n); };
   // runs of up to 8 halves consecutive along the row stay inside one
   // 16-byte chunk (they start at a multiple of their length)
   auto stage = [&](ir::Value *v, int64_t off, const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
@@ -114,8 +136,13 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     }
   };
   bool clean = smemClean;
-  stage(a, 0, offsetA);
-  stage(bv, offB, offsetB);
+  bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
+  if (async) {
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group), {b.getInt32(0)});
+  } else {
+    stage(a, 0, offsetA);
+    stage(bv, offB, offsetB);
+  }
   Regs cur = regsAs(acc, res->type);
   // in flight: the previous iteration's MMAs are done (in every warp once
   // the barrier is passed, so the next iteration may overwrite their buffer)
@@ -288,6 +315,111 @@ llvm::Value *Emitter::dotBuffers(int64_t bytes, Location loc) {
   needShared(sharedBytes, loc);   // checks the limit with the buffers counted
   llvm::Value *start = b.CreateAdd(b.CreateLoad(b.getInt32Ty(), dotBufferAt), i32(at));
   return b.CreateGEP(b.getInt8Ty(), smemBase(), start);
+}
+
+} // namespace tile::backend
+
+namespace tile::backend {
+
+// ------------------------------------------------------------ cp.async operands
+
+namespace {
+
+/// The ops of blk (at any depth) that use v, once per use.
+void usesOf(const ir::Value *v, const ir::Block &blk, std::vector<const ir::Op *> &out) {
+  for (auto &op : blk.ops) {
+    for (ir::Value *o : op->operands)
+      if (o == v) out.push_back(op.get());
+    for (auto &r : op->regions) usesOf(v, *r->block, out);
+  }
+}
+
+bool isZeroConstant(const ir::Value *v) {
+  if (!v->def || v->def->kind != ir::OpKind::Constant) return false;
+  const ir::Attr &a = v->def->attrs.at("value");
+  if (auto *d = std::get_if<double>(&a)) return *d == 0.0 && !std::signbit(*d);
+  if (auto *i = std::get_if<int64_t>(&a)) return *i == 0;
+  return false;
+}
+
+} // namespace
+
+void Emitter::planAsyncOperands(ir::Block &blk) {
+  for (auto &op : blk.ops) {
+    for (auto &r : op->regions) planAsyncOperands(*r->block);
+    if (op->kind != ir::OpKind::For) continue;
+    ir::Block &body = *op->regions[0]->block;
+    ir::Op *yield = body.terminator();
+    for (size_t i = 0; i + 1 < body.args.size(); ++i) {
+      if (!wgmmaInFlight(*op, i)) continue;
+      const ir::Op *dot = nullptr;
+      for (const auto &[d, alias] : pipelinedWgmma)
+        if (d->parent == &body && d->operands[2] == body.args[1 + i].get() && alias) dot = d;
+      if (!dot) continue;
+      // a load qualifies when it moves 16-byte chunks proven contiguous,
+      // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
+      auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
+        const ir::Op *ld = v->def;
+        if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
+        if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
+        std::vector<const ir::Op *> users;
+        usesOf(v, scope, users);
+        if (users.size() != 1 || users[0] != onlyUser) return false;
+        if (contiguousRun(dist(v->type), 8, /*aligned=*/true) != 8) return false;
+        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr) >= 8;
+      };
+      std::vector<size_t> slots;
+      for (int k = 0; k < 2; ++k) {
+        const ir::Value *v = dot->operands[size_t(k)];
+        if (!v->isBlockArg() || v->owner != &body || v->index == 0) break;
+        size_t j = v->index - 1;
+        std::vector<const ir::Op *> users, after;
+        usesOf(v, body, users);
+        usesOf(op->results[j].get(), blk, after);
+        if (users.size() != 1 || !after.empty()) break;
+        if (!qualifies(op->operands[3 + j], blk, op.get()) || !qualifies(yield->operands[j], body, yield)) break;
+        slots.push_back(j);
+      }
+      if (slots.size() != 2) continue;
+      for (int k = 0; k < 2; ++k) {
+        size_t j = slots[size_t(k)];
+        asyncLoads[op->operands[3 + j]->def] = {dot, k, true};
+        asyncLoads[yield->operands[j]->def] = {dot, k, false};
+        asyncCarried.insert({op.get(), j});
+      }
+      asyncDots.insert(dot);
+    }
+  }
+}
+
+void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
+  const ir::Op &dot = *a.dot;
+  int64_t M = dot.operands[0]->type.shape[0], N = dot.operands[1]->type.shape[1], bytes = operandBytes(dot);
+  alignShared(1024);
+  needShared(2 * bytes, load.loc);
+  // the first copies into the buffers start a shared use (the loop then
+  // needs none of its own); the body's go to the next iteration's buffer
+  if (a.beforeLoop && a.operand == 0) beginSharedUse();
+  llvm::Value *buf = a.beforeLoop ? i32(0) : b.CreateXor(loops.back().parity, i32(1));
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), smemBase(),
+                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? M * dot.operands[0]->type.shape[1] * 2 : 0)));
+  Tiles tiles{*this, M, N, opts.numWarps};
+  ir::Value *res = load.result();
+  ir::Type pt = res->type, mt = res->type;
+  pt.elem = load.operands[0]->type.elem;
+  mt.elem = ElemType::of(Scalar::I1);
+  Regs ptrs = regsAs(load.operands[0], pt);
+  Regs masks = load.operands.size() > 1 ? regsAs(load.operands[1], mt) : Regs{};
+  auto crd = coords(dist(res->type));
+  smemClean = false;
+  for (size_t g = 0; g < ptrs.size(); g += 8) {
+    llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
+    llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
+    llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));
+    inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
+  }
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  defineVirtual(res);
 }
 
 } // namespace tile::backend
