@@ -1,5 +1,9 @@
 """join.py - joins tilec bench output and triton_side.py's JSON lines into
-one markdown table, case by case.
+one markdown table, case by case; with --sizes and --check, also one table
+per dtype of the seed matmul over matmul_sizes.tile's shapes and configs
+(tile, Triton, cuBLAS, and each result's relative error against float64).
+
+usage: join.py TILE_BENCH.txt TRITON.jsonl [--sizes SIZES_BENCH.txt] [--check CHECK.txt]
 
 tilec bench prints, in launch order, the host program's own lines
 ("case: seed matmul float32 1024 16 16 16", "case: vector_add f32 2^28") and
@@ -7,9 +11,9 @@ one timing line per launch ("bench: KERNEL ... median_ms=X ... tflops=T" or
 "gbps=G", from the work the host code declared with bench_work()). Case lines
 of older outputs carry the work themselves ("... flops N" / "... bytes N").
 """
+import argparse
 import json
 import re
-import sys
 from collections import OrderedDict
 
 
@@ -58,16 +62,133 @@ def tile_rows(path):
     return rows
 
 
+SIZES_CASE = re.compile(r"^case: sizes matmul (\w+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) warps (\d+)")
+CHECK_LINE = re.compile(r"^check: (\w+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) warps (\d+) rel_err=(\S+) tol=(\S+) (\w+)")
+
+
+def sizes_key(groups):
+    """(dtype, "MxNxK", "BMxBNxBKwW") from a case or check line's groups."""
+    dtype, M, N, K, bm, bn, bk, w = groups[:8]
+    return dtype, f"{M}x{N}x{K}", f"{bm}x{bn}x{bk}w{w}"
+
+
+def tile_sizes(path):
+    """{key: TFLOP/s} from tilec bench on matmul_sizes.tile, in case order."""
+    out, key, flops = OrderedDict(), None, 0
+    for line in open(path):
+        line = line.strip()
+        m = SIZES_CASE.match(line)
+        if m:
+            key = sizes_key(m.groups())
+            flops = 2 * int(m.group(2)) * int(m.group(3)) * int(m.group(4))
+            out[key] = None  # measured unless a timing line follows
+            continue
+        ms = re.search(r"median_ms=([0-9.eE+-]+)", line)
+        if line.startswith("bench:") and ms and key:
+            out[key] = flops / float(ms.group(1)) / 1e9
+            key = None
+    return out
+
+
+def checks(path):
+    """{key: (rel_err, tol, verdict)} from check_matmul.py's output."""
+    out = {}
+    for line in open(path):
+        m = CHECK_LINE.match(line.strip())
+        if m:
+            out[sizes_key(m.groups())] = (float(m.group(9)), m.group(10), m.group(11))
+    return out
+
+
+def err_cell(err, ok):
+    if err is None:
+        return "not checked"
+    return f"{err:.1e}" + ("" if ok else " **FAIL**")
+
+
+def shape_order(shape):
+    M, N, K = (int(x) for x in shape.split("x"))
+    return (M != N or N != K, M * N * K)  # squares by size, then ragged
+
+
+def sizes_tables(tile, checked, triton_rows):
+    """One markdown table per dtype: rows shape x config."""
+    tri = {(r["dtype"], r["shape"], r.get("config")): r for r in triton_rows if r["impl"] == "triton"}
+    cub = {(r["dtype"], r["shape"]): r for r in triton_rows if r["impl"] == "cublas"}
+    keys = list(tile) + [k for k in tri if k not in tile]
+    footnotes = []
+    for dtype in ("float16", "bfloat16", "float32"):
+        rows = sorted({k for k in keys if k[0] == dtype}, key=lambda k: (shape_order(k[1]), keys.index(k)))
+        if not rows:
+            continue
+        out_dtype = next((r.get("out_dtype") for (d, _), r in cub.items() if d == dtype), dtype)
+        what = "tf32 dots" if dtype == "float32" else "f32 accumulation"
+        print(f"\n### Seed matmul, {dtype} inputs ({what}; tile and Triton store C in float32, "
+              f"cuBLAS in {out_dtype})\n")
+        tols = sorted({c[1] for k, c in checked.items() if k[0] == dtype and c[1] != "-"} |
+                      {f"{r['tol']:.1e}" for k, r in tri.items() if k[0] == dtype and "tol" in r})
+        cub_tol = next((f"{r['tol']:.1e}" for (d, _), r in cub.items() if d == dtype and "tol" in r), "-")
+        rounding = f", with C's rounding to {out_dtype}" if out_dtype != "float32" else ""
+        print(f"Relative Frobenius error against float64; tolerance {', '.join(tols) or '-'} "
+              f"(cuBLAS: {cub_tol}{rounding}).\n")
+        print("| M x N x K | BM x BN x BK, warps | tile TFLOP/s | Triton TFLOP/s | tile/Triton | cuBLAS TFLOP/s "
+              "| tile rel. err | Triton rel. err | cuBLAS rel. err |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for key in rows:
+            _, shape, cfg = key
+            t = tile.get(key)
+            tr = tri.get(key, {})
+            cb = cub.get((dtype, shape), {})
+            t_cell = f"{t:.1f}" if t else ("failed" if key in tile else "not run")
+            if "error" in tr:
+                footnotes.append(f"{dtype} {shape} {cfg}: Triton {tr['error']}")
+                tr_cell = f"failed [{len(footnotes)}]"
+            else:
+                tr_cell = f"{tr['tflops']:.1f}" if "tflops" in tr else "not run"
+            ratio = f"{t / tr['tflops']:.2f}" if t and "tflops" in tr else ""
+            cb_cell = f"{cb['tflops']:.1f}" if "tflops" in cb else ""
+            c = checked.get(key)
+            t_err = err_cell(c[0], c[2] == "PASS") if c else ("not checked" if key in tile else "")
+            if c and c[2] == "MISSING":
+                t_err = "no C saved **FAIL**"
+            tr_err = err_cell(tr["rel_err"], tr["ok"]) if "rel_err" in tr else ""
+            cb_err = err_cell(cb["rel_err"], cb["ok"]) if "rel_err" in cb else ""
+            bm, bn, rest = cfg.split("x")
+            bk, w = rest.split("w")
+            print(f"| {shape} | {bm}x{bn}x{bk}, {w} | {t_cell} | {tr_cell} | {ratio} | {cb_cell} "
+                  f"| {t_err} | {tr_err} | {cb_err} |")
+    if footnotes:
+        print()
+        for i, f in enumerate(footnotes, 1):
+            print(f"[{i}] {f}")
+    t_checked = list(checked.values())
+    t_pass = sum(1 for c in t_checked if c[2] == "PASS")
+    tr_checked = [r for r in tri.values() if "rel_err" in r] + [r for r in cub.values() if "rel_err" in r]
+    print(f"\nChecked against float64: tile {t_pass} of {len(t_checked)} pass "
+          f"({sum(1 for v in tile.values() if v)} timed); Triton and cuBLAS "
+          f"{sum(1 for r in tr_checked if r['ok'])} of {len(tr_checked)} pass.")
+
+
 def main():
-    rows = tile_rows(sys.argv[1])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tile_bench")
+    ap.add_argument("triton_jsonl")
+    ap.add_argument("--sizes", help="tilec bench output of matmul_sizes.tile")
+    ap.add_argument("--check", help="check_matmul.py output for it")
+    args = ap.parse_args()
+    rows = tile_rows(args.tile_bench)
     header = {}
-    for line in open(sys.argv[2]):
+    sizes_rows = []
+    for line in open(args.triton_jsonl):
         line = line.strip()
         if not line.startswith("{"):
             continue
         r = json.loads(line)
         if r.get("case") == "device":
             header = r
+            continue
+        if r.get("table") == "sizes":
+            sizes_rows.append(r)
             continue
         rows.append(r)
     cases = OrderedDict()
@@ -86,6 +207,10 @@ def main():
         print("\nHost overhead of cached launches (tile; device-resident tensors):\n")
         for line in overheads:
             print(f"- {line}")
+    if args.sizes or sizes_rows:
+        tile = tile_sizes(args.sizes) if args.sizes else OrderedDict()
+        checked = checks(args.check) if args.check else {}
+        sizes_tables(tile, checked, sizes_rows)
 
 
 if __name__ == "__main__":

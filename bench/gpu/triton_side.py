@@ -4,14 +4,27 @@ the same kernel source under Triton (the .tile files are Python: their
 cuBLAS). Prints one JSON line per case; bench/gpu/run_h200.sh joins them
 with tile's numbers into one table.
 
-usage: python3 triton_side.py REPO_ROOT
+Part "seed": vector_add and the seed matmul at the block sizes of
+cases.tile. Part "sizes": the seed matmul at the dtypes, shapes and block
+configs of matmul_sizes.tile (read from that file, so both sides run the
+same list), Triton with the same launch arguments (num_warps included) and
+cuBLAS (torch.matmul, same input dtypes; f32 with tf32 allowed), each
+result's relative error against a float64 reference on fresh random data,
+with check_matmul.py's tolerances. Those rows carry "table": "sizes".
+
+usage: python3 triton_side.py REPO_ROOT [--parts seed,sizes]
 """
+import argparse
 import json
+import os
 import sys
 
 import torch
 import triton
 import triton.testing
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_matmul import passes, tolerance  # noqa: E402  (one place for the tolerances)
 
 
 def load_kernels(path):
@@ -22,9 +35,10 @@ def load_kernels(path):
     return ns
 
 
-def bench(fn):
-    # Median of CUDA-event timings, as triton.testing.do_bench measures.
-    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median")
+def bench(fn, rep=200):
+    # Median of CUDA-event timings, as triton.testing.do_bench measures
+    # (warmup and rep are milliseconds of runs; L2 is flushed before each).
+    return triton.testing.do_bench(fn, warmup=25, rep=rep, return_mode="median")
 
 
 def emit(**row):
@@ -75,8 +89,93 @@ def matmul(root):
             emit(case=name, impl="torch (cuBLAS)", ms=ms, tflops=flops / ms / 1e9)
 
 
+SIZES_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
+SIZES_REP_MS = 100  # do_bench's rep: about 30 runs at 8192^3
+
+
+def rel_error(c, ref, ref_norm):
+    """||c - ref||_F / ||ref||_F, in float64."""
+    return torch.linalg.vector_norm(c.double() - ref).item() / ref_norm
+
+
+def checked(row, err, dtype, out_dtype="float32"):
+    tol = tolerance(dtype, out_dtype)
+    row.update(rel_err=err, tol=tol, ok=passes(err, tol))
+    return row
+
+
+def sizes_triton(matmul_kernel, a, b, ref, ref_norm, dtype, cfg, base):
+    M, K = a.shape
+    N = b.shape[1]
+    bm, bn, bk, warps = cfg
+    row = dict(base, impl="triton", config=f"{bm}x{bn}x{bk}w{warps}")
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float32)
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+
+    def run():
+        matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                            c.stride(0), c.stride(1), N_ITERS=triton.cdiv(K, bk),
+                            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, num_warps=warps)
+
+    try:
+        ms = bench(run, rep=SIZES_REP_MS)
+    except Exception as e:  # e.g. out of shared memory: a row that says so
+        msg = str(e).strip().splitlines()
+        return dict(row, error=f"{type(e).__name__}: {msg[0] if msg else ''}"[:160])
+    return checked(dict(row, ms=ms, tflops=2 * M * N * K / ms / 1e9), rel_error(c, ref, ref_norm), dtype)
+
+
+def sizes_cublas(a, b, ref, ref_norm, dtype, base):
+    M, K = a.shape
+    N = b.shape[1]
+    ms = bench(lambda: torch.matmul(a, b), rep=SIZES_REP_MS)
+    c = torch.matmul(a, b)
+    out_dtype = str(c.dtype).replace("torch.", "")
+    row = dict(base, impl="cublas", out_dtype=out_dtype, ms=ms, tflops=2 * M * N * K / ms / 1e9)
+    return checked(row, rel_error(c, ref, ref_norm), dtype, out_dtype)
+
+
+def sizes(root):
+    """The seed matmul over matmul_sizes.tile's dtypes, shapes and configs:
+    Triton and cuBLAS, each result checked against float64."""
+    matmul_kernel = load_kernels(f"{root}/dsl_examples/lesson2_matmul.tile")["matmul_kernel"]
+    cases = load_kernels(f"{root}/bench/gpu/matmul_sizes.tile")
+    flags = torch.backends.cuda.matmul
+    saved = (flags.allow_tf32, flags.allow_fp16_reduced_precision_reduction,
+             flags.allow_bf16_reduced_precision_reduction)
+    # cuBLAS under the kernels' contract: f32 inputs as tf32, f16/bf16
+    # products summed in f32 (no reduced-precision split-K reductions).
+    flags.allow_tf32 = True
+    flags.allow_fp16_reduced_precision_reduction = False
+    flags.allow_bf16_reduced_precision_reduction = False
+    try:
+        for name, dtype in SIZES_DTYPES.items():
+            configs = cases["CONFIGS_32"] if name == "float32" else cases["CONFIGS_16"]
+            for M, N, K in cases["SHAPES"]:
+                a = torch.randn((M, K), device="cuda", dtype=dtype)
+                b = torch.randn((K, N), device="cuda", dtype=dtype)
+                ref = torch.matmul(a.double(), b.double())
+                ref_norm = torch.linalg.vector_norm(ref).item()
+                base = dict(table="sizes", dtype=name, shape=f"{M}x{N}x{K}")
+                for cfg in configs:
+                    emit(**sizes_triton(matmul_kernel, a, b, ref, ref_norm, name, cfg, base))
+                emit(**sizes_cublas(a, b, ref, ref_norm, name, base))
+                del a, b, ref
+                torch.cuda.empty_cache()
+    finally:
+        (flags.allow_tf32, flags.allow_fp16_reduced_precision_reduction,
+         flags.allow_bf16_reduced_precision_reduction) = saved
+
+
 if __name__ == "__main__":
-    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    ap = argparse.ArgumentParser()
+    ap.add_argument("root", nargs="?", default=".")
+    ap.add_argument("--parts", default="seed,sizes", help="comma-separated: seed, sizes")
+    args = ap.parse_args()
+    parts = args.parts.split(",")
     emit(case="device", impl=torch.cuda.get_device_name(), triton=triton.__version__, torch=torch.__version__)
-    vector_add(root)
-    matmul(root)
+    if "seed" in parts:
+        vector_add(args.root)
+        matmul(args.root)
+    if "sizes" in parts:
+        sizes(args.root)

@@ -91,6 +91,7 @@ bool Emitter::emitFor(ir::Op &op) {
   llvm::Value *iv = phis[0][0];
   std::vector<Regs> carried = makePhis(*this, init, pre);
   std::vector<Regs> parityPhi = makePhis(*this, {{i32(0)}}, pre);
+  std::vector<Regs> iterPhi = makePhis(*this, {{i32(0)}}, pre);
   bool sgn = isSigned(ivType.elem.scalar);
   llvm::Value *zero = llvm::ConstantInt::get(step->getType(), 0);
   llvm::Value *up = sgn ? b.CreateICmpSGT(step, zero) : b.CreateICmpNE(step, zero);
@@ -103,7 +104,7 @@ bool Emitter::emitFor(ir::Op &op) {
     if (async(i)) defineVirtual(body.args[1 + i].get());
     else define(body.args[1 + i].get(), carried[i]);
   }
-  loops.push_back({&body, parityPhi[0][0]});
+  loops.push_back({&body, parityPhi[0][0], iterPhi[0][0]});
   emitBlock(body);
   bool exitBarrier = loops.back().exitBarrier;
   loops.pop_back();
@@ -112,10 +113,12 @@ bool Emitter::emitFor(ir::Op &op) {
     next.push_back(async(i) ? Regs{} : regsAs(body.terminator()->operands[i], types[i]));
   llvm::Value *ivNext = b.CreateAdd(iv, step);
   llvm::Value *parityNext = b.CreateXor(parityPhi[0][0], i32(1));
+  llvm::Value *iterNext = b.CreateAdd(iterPhi[0][0], i32(1));
   llvm::BasicBlock *latch = b.GetInsertBlock();
   b.CreateBr(header);
   addIncoming(phis, {{ivNext}}, latch);
   addIncoming(parityPhi, {{parityNext}}, latch);
+  addIncoming(iterPhi, {{iterNext}}, latch);
   addIncoming(carried, next, latch);
   b.SetInsertPoint(exit);
   // double-buffered dot operands: the last iteration's reads finish before

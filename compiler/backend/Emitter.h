@@ -99,6 +99,7 @@ public:
   struct LoopFrame {
     const ir::Block *body;
     llvm::Value *parity;
+    llvm::Value *iter = nullptr;   ///< 0, 1, 2, ... by iteration
     bool exitBarrier = false;   ///< a double-buffered dot ran in the body
   };
   std::vector<LoopFrame> loops;
@@ -217,8 +218,13 @@ public:
   struct AsyncOperand {
     const ir::Op *dot;
     int operand;      ///< 0: a, 1: b
-    bool beforeLoop;  ///< the first iteration's tile
+    int stage;        ///< before the loop: the iteration (0 .. depth-1) it loads; -1: in the body
   };
+  /// Per async dot: how many iterations ahead its tiles are loaded (the
+  /// pipeline's distance d); the ring has d + 1 buffers.
+  std::map<const ir::Op *, int> asyncDepth;
+  /// Per async dot: copies emitted so far (a commit group closes each pair).
+  std::map<const ir::Op *, int> asyncIssued;
   std::map<const ir::Op *, AsyncOperand> asyncLoads;          ///< by load
   std::set<std::pair<const ir::Op *, size_t>> asyncCarried;   ///< (for, carried index) of such tiles
   std::set<const ir::Op *> asyncDots;

@@ -43,7 +43,7 @@ void runGpuPasses(ir::Function &fn, const backend::TargetOptions &target, const 
                   const std::string &specKey) {
   std::string dir = driver::dumpDir();
   beforeGpuPass("tile-pipeline", fn, popts);
-  gpu::pipelineLoops(fn, target.numStages);
+  gpu::pipelineLoops(fn, gpu::PipelineTarget{target.numStages, target.numWarps, target.arch});
   afterGpuPass("tile-pipeline", fn, popts, specKey, dir);
   beforeGpuPass("tile-layouts", fn, popts);
   gpu::assignLayouts(fn, target.numWarps, target.arch);

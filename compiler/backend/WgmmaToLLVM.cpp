@@ -104,7 +104,12 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     llvm::Value *region = aliasScratch ? smemBase() : dotBuffers(2 * bytes, op.loc);
     if (aliasScratch) needShared(2 * bytes, op.loc);
     else loops.back().exitBarrier = true;
-    base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(loops.back().parity, i32(bytes)));
+    // cp.async operands: a ring of depth + 1 buffers, iteration i's at i % ring
+    auto depth = asyncDepth.find(&op);
+    llvm::Value *slot = depth == asyncDepth.end()
+                            ? loops.back().parity
+                            : b.CreateURem(loops.back().iter, i32(depth->second + 1));
+    base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
   } else {
     needShared(bytes, op.loc);
     beginSharedUse();
@@ -137,8 +142,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   };
   bool clean = smemClean;
   bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
-  if (async) {
-    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group), {b.getInt32(0)});
+  if (async) {   // this iteration's copies are done; later ones may stay in flight
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
+                 {b.getInt32(uint32_t(asyncDepth.at(&op) - 1))});
   } else {
     stage(a, 0, offsetA);
     stage(bv, offB, offsetB);
@@ -368,26 +374,40 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
         if (contiguousRun(dist(v->type), 8, /*aligned=*/true) != 8) return false;
         return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr) >= 8;
       };
-      std::vector<size_t> slots;
+      // per operand: the carried tiles of iterations i, i + 1, ... (the
+      // first feeds the dot, each next one is yielded into the one before,
+      // the newest comes from a load in the body), each loaded before the
+      // loop too
+      std::vector<std::vector<size_t>> chains;
       for (int k = 0; k < 2; ++k) {
         const ir::Value *v = dot->operands[size_t(k)];
-        if (!v->isBlockArg() || v->owner != &body || v->index == 0) break;
-        size_t j = v->index - 1;
-        std::vector<const ir::Op *> users, after;
-        usesOf(v, body, users);
-        usesOf(op->results[j].get(), blk, after);
-        if (users.size() != 1 || !after.empty()) break;
-        if (!qualifies(op->operands[3 + j], blk, op.get()) || !qualifies(yield->operands[j], body, yield)) break;
-        slots.push_back(j);
+        std::vector<size_t> chain;
+        bool ok = true;
+        while (ok && v->isBlockArg() && v->owner == &body && v->index > 0) {
+          size_t j = v->index - 1;
+          std::vector<const ir::Op *> users, after;
+          usesOf(v, body, users);
+          usesOf(op->results[j].get(), blk, after);
+          ok = users.size() == 1 && users[0] == (chain.empty() ? dot : yield) && after.empty() &&
+               qualifies(op->operands[3 + j], blk, op.get()) && chain.size() < 8;
+          chain.push_back(j);
+          v = yield->operands[j];
+        }
+        if (!ok || chain.empty() || !qualifies(v, body, yield)) break;
+        chains.push_back(chain);
       }
-      if (slots.size() != 2) continue;
+      if (chains.size() != 2 || chains[0].size() != chains[1].size()) continue;
+      int depth = int(chains[0].size());
       for (int k = 0; k < 2; ++k) {
-        size_t j = slots[size_t(k)];
-        asyncLoads[op->operands[3 + j]->def] = {dot, k, true};
-        asyncLoads[yield->operands[j]->def] = {dot, k, false};
-        asyncCarried.insert({op.get(), j});
+        const std::vector<size_t> &chain = chains[size_t(k)];
+        for (size_t c = 0; c < chain.size(); ++c) {
+          asyncLoads[op->operands[3 + chain[c]]->def] = {dot, k, int(c)};
+          asyncCarried.insert({op.get(), chain[c]});
+        }
+        asyncLoads[yield->operands[chain.back()]->def] = {dot, k, -1};
       }
       asyncDots.insert(dot);
+      asyncDepth[dot] = depth;
     }
   }
 }
@@ -395,12 +415,13 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
   int64_t M = dot.operands[0]->type.shape[0], N = dot.operands[1]->type.shape[1], bytes = operandBytes(dot);
+  int depth = asyncDepth.at(&dot), ring = depth + 1;
   alignShared(1024);
-  needShared(2 * bytes, load.loc);
-  // the first copies into the buffers start a shared use (the loop then
-  // needs none of its own); the body's go to the next iteration's buffer
-  if (a.beforeLoop && a.operand == 0) beginSharedUse();
-  llvm::Value *buf = a.beforeLoop ? i32(0) : b.CreateXor(loops.back().parity, i32(1));
+  needShared(ring * bytes, load.loc);
+  // the first copies into the ring start a shared use (the loop then needs
+  // none of its own); the body's go to the buffer of iteration i + depth
+  if (asyncIssued[&dot] == 0) beginSharedUse();
+  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
   llvm::Value *base = b.CreateGEP(b.getInt8Ty(), smemBase(),
                                   b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? M * dot.operands[0]->type.shape[1] * 2 : 0)));
   Tiles tiles{*this, M, N, opts.numWarps};
@@ -418,7 +439,10 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));
     inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
   }
-  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  // one commit group per iteration's pair of tiles (a and b), so that the
+  // dot can wait for its own iteration's with wait_group depth - 1
+  if (++asyncIssued[&dot] % 2 == 0)
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
   defineVirtual(res);
 }
 

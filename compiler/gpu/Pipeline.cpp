@@ -4,6 +4,9 @@
 // loop. See Pipeline.h for the rules.
 #include "gpu/Pipeline.h"
 
+#include "gpu/AxisInfo.h"
+#include "gpu/LayoutAssignment.h"
+
 #include "transforms/DCE.h"
 #include "transforms/RewriteUtils.h"
 
@@ -59,8 +62,9 @@ bool isSliceOp(const Op &op) {
 /// the rewrite.
 class LoopPipeliner {
 public:
-  explicit LoopPipeliner(Op &loop)
-      : loop_(loop), body_(*loop.regions[0]->block), yield_(*body_.terminator()), iv_(body_.args[0].get()) {}
+  LoopPipeliner(Op &loop, const PipelineTarget &target, const AxisInfo &axis)
+      : loop_(loop), body_(*loop.regions[0]->block), yield_(*body_.terminator()), iv_(body_.args[0].get()),
+        target_(target), axis_(axis) {}
 
   /// Pipelines the eligible loads; false when there is none.
   bool run() {
@@ -81,6 +85,8 @@ private:
   Block &body_;
   Op &yield_;
   Value *iv_;
+  const PipelineTarget &target_;
+  const AxisInfo &axis_;
   std::set<Value *> addressArgs_;
   std::map<Value *, bool> memo_;
   std::string pred_;
@@ -228,39 +234,92 @@ private:
     operands = {ptr, lanes, zeroOf(load.result()->type)};
   }
 
+  /// How many iterations ahead load is issued: numStages - 1 for an
+  /// operand tile of a dot that runs as wgmma when the load can go by
+  /// cp.async (16-byte runs proven, `other` zero), so the tiles wait in
+  /// shared memory, not registers; 1 for everything else.
+  int distanceOf(const Op &load) const {
+    if (target_.numStages <= 2) return 1;
+    const Value *v = load.result();
+    const Op *user = nullptr;
+    for (auto &op : body_.ops)
+      for (const Value *o : op->operands)
+        if (o == v) {
+          if (user) return 1;
+          user = op.get();
+        }
+    if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
+    if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
+    if (load.operands.size() > 2) {
+      auto c = ir::matchConstant(load.operands[2]);
+      if (!c || (c->isFloat ? c->f != 0.0 : c->i != 0)) return 1;
+    }
+    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr) < 8) return 1;
+    return target_.numStages - 1;
+  }
+
+  /// The map for iteration `k` steps after `from`'s: iv advanced, carried
+  /// address values advanced through their yield slices (cloned at b).
+  std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b) {
+    std::map<Value *, Value *> to{{iv_, b.binary(OpKind::Add, from.at(iv_), stepValue())}};
+    for (Value *arg : addressArgs_)
+      to[arg] = cloneSlice(yieldedOf(arg), from, b);
+    return to;
+  }
+
   void rewrite(const std::vector<Op *> &loads) {
-    // prologue: iteration lb's loads
+    std::vector<int> distance;
+    int maxDistance = 1;
+    for (Op *load : loads) {
+      distance.push_back(distanceOf(*load));
+      maxDistance = std::max(maxDistance, distance.back());
+    }
+    // prologue: the loads of iterations lb, lb + step, ... (as deep as each
+    // load's distance), each guarded by its iteration being in range
     Builder pre(loop_.parent);
     pre.setInsertionPoint(&loop_);
     pre.loc = loop_.loc;
-    std::map<Value *, Value *> first{{iv_, lb()}};
+    std::vector<std::map<Value *, Value *>> iters(1, {{iv_, lb()}});
     for (Value *arg : addressArgs_)
-      first[arg] = initOf(arg);
-    Value *enter = runsAtLeastOnce() ? nullptr : pre.cmp(pred_, lb(), ub());
-    std::vector<Value *> prologue;
-    for (Op *load : loads)
-      prologue.push_back(cloneLoad(*load, first, enter, pre));
+      iters[0][arg] = initOf(arg);
+    std::vector<std::vector<Value *>> prologue(loads.size());
+    for (int k = 0; k < maxDistance; ++k) {
+      if (k > 0) iters.push_back(advance(iters[size_t(k - 1)], pre));
+      Value *iv = iters[size_t(k)].at(iv_);
+      Value *enter = k == 0 && runsAtLeastOnce() ? nullptr : pre.cmp(pred_, iv, ub());
+      for (size_t i = 0; i < loads.size(); ++i)
+        if (k < distance[i]) prologue[i].push_back(cloneLoad(*loads[i], iters[size_t(k)], enter, pre));
+    }
 
-    // In the body: iteration iv + step's loads, just before the yield.
-    // (Issuing them first in the body was measured on the H200: no gain for
-    // the seed matmul at 16x16x16 and 25% slower at 64x64x32, from the
-    // registers the in-flight tiles hold across the whole iteration.)
+    // In the body: iteration iv + distance * step's loads, just before the
+    // yield. (Issuing them first in the body was measured on the H200: no
+    // gain for the seed matmul at 16x16x16 and 25% slower at 64x64x32, from
+    // the registers the in-flight tiles hold across the whole iteration.)
     Builder next(&body_);
     next.setInsertionPoint(&yield_);
     next.loc = loop_.loc;
-    Value *ivNext = next.binary(OpKind::Add, iv_, stepValue());
-    Value *more = next.cmp(pred_, ivNext, ub());
-    std::map<Value *, Value *> after{{iv_, ivNext}};
+    std::vector<std::map<Value *, Value *>> ahead;
+    std::map<Value *, Value *> after{{iv_, next.binary(OpKind::Add, iv_, stepValue())}};
     for (Value *arg : addressArgs_)
       after[arg] = yieldedOf(arg);
+    ahead.push_back(after);
+    for (int k = 1; k < maxDistance; ++k) ahead.push_back(advance(ahead.back(), next));
     std::map<Value *, Value *> replaced;
     for (size_t i = 0; i < loads.size(); ++i) {
       Op &load = *loads[i];
-      Value *nextLoad = cloneLoad(load, after, more, next);
-      loop_.operands.push_back(prologue[i]);
-      loop_.addResult(load.result()->type);
-      replaced[load.result()] = body_.addArg(load.result()->type);
+      std::map<Value *, Value *> &at = ahead[size_t(distance[i] - 1)];
+      Value *more = next.cmp(pred_, at.at(iv_), ub());
+      Value *nextLoad = cloneLoad(load, at, more, next);
+      // carried: the tiles of iterations iv, iv + step, ..., the newest last
+      std::vector<Value *> args;
+      for (int k = 0; k < distance[i]; ++k) {
+        loop_.operands.push_back(prologue[i][size_t(k)]);
+        loop_.addResult(load.result()->type);
+        args.push_back(body_.addArg(load.result()->type));
+      }
+      for (int k = 1; k < distance[i]; ++k) yield_.operands.push_back(args[size_t(k)]);
       yield_.operands.push_back(nextLoad);
+      replaced[load.result()] = args[0];
     }
     replaceLoads(replaced);
   }
@@ -289,6 +348,13 @@ private:
 } // namespace
 
 bool pipelineLoops(ir::Function &fn, int numStages) {
+  PipelineTarget t;
+  t.numStages = numStages;
+  return pipelineLoops(fn, t);
+}
+
+bool pipelineLoops(ir::Function &fn, const PipelineTarget &target) {
+  int numStages = target.numStages;
   if (numStages <= 1)
     return false;
   std::vector<Op *> loops;
@@ -297,8 +363,9 @@ bool pipelineLoops(ir::Function &fn, int numStages) {
       loops.push_back(&op);
   });
   bool changed = false;
+  AxisInfo axis = analyzeAxisInfo(fn);
   for (Op *loop : loops)
-    changed |= LoopPipeliner(*loop).run();
+    changed |= LoopPipeliner(*loop, target, axis).run();
   if (changed)
     ir::dce(fn);
   return changed;

@@ -1,7 +1,11 @@
 // Pipeline.h - software pipelining of loads in `for` loops ("tile-pipeline"),
-// Triton's num_stages in its simplest form: prefetch distance 1, the next
-// iteration's loads are issued at the end of the current one so they are in
-// flight while it computes.
+// Triton's num_stages: the loads of later iterations are issued at the end
+// of the current one so they are in flight while it computes. Distance 1
+// (the next iteration) for loads whose tiles wait in registers;
+// num_stages - 1 for the operand tiles of dots that run as wgmma when they
+// can go by cp.async (16-byte runs proven, `other` zero), whose tiles wait
+// in shared memory (the back end's ring of num_stages buffers,
+// WgmmaToLLVM.cpp).
 //
 // A load at the top level of a for body is pipelined when its operands
 // depend, through pure region-free ops (integer div/rem excluded: an extra
@@ -31,10 +35,20 @@
 #include "ir/IR.h"
 #include "transforms/PassManager.h"
 
+#include <string>
+
 namespace tile::gpu {
 
-/// Pipelines the loads of every for loop of fn (distance 1 for any
-/// numStages >= 2; a no-op for numStages <= 1). Returns true when fn changed.
+struct PipelineTarget {
+  int numStages = 3;
+  int numWarps = 4;
+  std::string arch;   ///< "": no wgmma, every distance is 1
+};
+
+/// Pipelines the loads of every for loop of fn (a no-op for numStages <=
+/// 1). Returns true when fn changed.
+bool pipelineLoops(ir::Function &fn, const PipelineTarget &target);
+/// The same with distance 1 everywhere (no wgmma target).
 bool pipelineLoops(ir::Function &fn, int numStages);
 
 /// The pass "tile-pipeline" for numStages stages.

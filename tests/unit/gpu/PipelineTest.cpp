@@ -189,7 +189,53 @@ void checkMatmul(int64_t M, int64_t N, int64_t K, int layouts, bool expectWarnin
   checkSame(c1, c2);
 }
 
+/// The seed matmul on f16 at M x N x K with 128x128x64 blocks (a dot that
+/// runs as wgmma on 4 warps), pipelined for sm_90a with numStages: its
+/// operand tiles go numStages - 1 iterations ahead; results equal the
+/// unpipelined kernel's bit for bit, also for loops shorter than the depth.
+void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages) {
+  HostArray a(Scalar::F16, M * K), b(Scalar::F16, K * N), c1(Scalar::F32, M * N), c2(Scalar::F32, M * N);
+  fillRandom(a, 5);
+  fillRandom(b, 6);
+  sema::test::Keywords kws = {{"N_ITERS", valArg(kernels::test::cdiv(K, 64))}, {"BLOCK_M", valArg(int64_t(128))},
+                              {"BLOCK_N", valArg(int64_t(128))}, {"BLOCK_K", valArg(int64_t(64))}};
+  Compiled ref = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c1, M, N, K), kws, true);
+  Compiled piped = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c2, M, N, K), kws, true);
+  gpu::PipelineTarget target;
+  target.numStages = numStages;
+  target.arch = "sm_90a";
+  CHECK(gpu::pipelineLoops(*piped.fn, target));
+  INFO(piped.text());
+  REQUIRE_NOTHROW(ir::verify(*piped.fn));
+  ir::Op *loop = onlyFor(*piped.fn);
+  CHECK(iterArgs(*loop) == iterArgs(*onlyFor(*ref.fn)) + 2 * size_t(numStages - 1));
+  CHECK(sema::test::topLevelOps(piped.fn->entry(), ir::OpKind::Load).size() == 2 * size_t(numStages - 1));
+  CHECK(sema::test::topLevelOps(*loop->regions[0]->block, ir::OpKind::Load).size() == 2);
+  interp::Grid grid{kernels::test::cdiv(M, 128), kernels::test::cdiv(N, 128), 1};
+  RunLog refLog = runLogged(ref, grid), pipedLog = runLogged(piped, grid);
+  CHECK(refLog.warnings.empty());
+  CHECK(pipedLog.warnings.empty());
+  checkSame(c1, c2);
+}
+
 } // namespace
+
+TEST_CASE("wgmma operand tiles are prefetched num_stages - 1 iterations ahead") {
+  for (int stages : {3, 4})
+    for (int64_t K : {int64_t(64), int64_t(128), int64_t(320)}) {
+      CAPTURE(stages);
+      CAPTURE(K);
+      checkDeepMatmul(128, 256, K, stages);
+    }
+  // Without the sm_90a target every distance is 1.
+  HostArray a(Scalar::F16, 128 * 128), b(Scalar::F16, 128 * 128), c(Scalar::F32, 128 * 128);
+  sema::test::Keywords kws = {{"N_ITERS", valArg(int64_t(2))}, {"BLOCK_M", valArg(int64_t(128))},
+                              {"BLOCK_N", valArg(int64_t(128))}, {"BLOCK_K", valArg(int64_t(64))}};
+  Compiled plain = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c, 128, 128, 128), kws, true);
+  size_t before = iterArgs(*onlyFor(*plain.fn));
+  CHECK(gpu::pipelineLoops(*plain.fn, 4));
+  CHECK(iterArgs(*onlyFor(*plain.fn)) == before + 2);
+}
 
 TEST_CASE("pipelining is a no-op for one stage") {
   HostArray x(Scalar::F32, 64), out(Scalar::F32, 16);
