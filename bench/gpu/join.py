@@ -18,6 +18,7 @@ from collections import OrderedDict
 
 
 overheads = []
+sizes_reps = set()  # tilec bench's timed repeats in the sizes output
 
 
 def tile_rows(path):
@@ -86,6 +87,9 @@ def tile_sizes(path):
         ms = re.search(r"median_ms=([0-9.eE+-]+)", line)
         if line.startswith("bench:") and ms and key:
             out[key] = flops / float(ms.group(1)) / 1e9
+            reps = re.search(r"\breps=(\d+)", line)
+            if reps:
+                sizes_reps.add(reps.group(1))
             key = None
     return out
 
@@ -113,6 +117,8 @@ def shape_order(shape):
 
 def sizes_tables(tile, checked, triton_rows):
     """One markdown table per dtype: rows shape x config."""
+    if not tile and not triton_rows:
+        return
     tri = {(r["dtype"], r["shape"], r.get("config")): r for r in triton_rows if r["impl"] == "triton"}
     cub = {(r["dtype"], r["shape"]): r for r in triton_rows if r["impl"] == "cublas"}
     keys = list(tile) + [k for k in tri if k not in tile]
@@ -157,6 +163,11 @@ def sizes_tables(tile, checked, triton_rows):
             bk, w = rest.split("w")
             print(f"| {shape} | {bm}x{bn}x{bk}, {w} | {t_cell} | {tr_cell} | {ratio} | {cb_cell} "
                   f"| {t_err} | {tr_err} | {cb_err} |")
+    reps = "/".join(sorted(sizes_reps)) or "N"
+    print(f"\nTimes: tile, CUDA events around each of {reps} launches after 5 warm-ups, median (L2 warm); "
+          "Triton and cuBLAS, triton.testing.do_bench median (L2 flushed before each run). "
+          "cuBLAS is torch.matmul on the same input dtypes, f32 with allow_tf32=True, "
+          "f16/bf16 without reduced-precision reductions.")
     if footnotes:
         print()
         for i, f in enumerate(footnotes, 1):
@@ -195,9 +206,11 @@ def main():
     for r in rows:
         cases.setdefault(r["case"], []).append(r)
     if header:
-        print(f"Device: {header.get('impl')}; Triton {header.get('triton')}; torch {header.get('torch')}\n")
-    print("| case | implementation | ms (median) | TFLOP/s | GB/s |")
-    print("|---|---|---|---|---|")
+        seed = f"; data seed {header['seed']}" if "seed" in header else ""
+        print(f"Device: {header.get('impl')}; Triton {header.get('triton')}; torch {header.get('torch')}{seed}\n")
+    if cases:
+        print("| case | implementation | ms (median) | TFLOP/s | GB/s |")
+        print("|---|---|---|---|---|")
     for name, rs in cases.items():
         for r in rs:
             tf = f"{r['tflops']:.1f}" if "tflops" in r else ""

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import torch
 import triton
@@ -171,9 +172,13 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("root", nargs="?", default=".")
     ap.add_argument("--parts", default="seed,sizes", help="comma-separated: seed, sizes")
+    ap.add_argument("--seed", type=int, help="torch's seed (default: the clock, for fresh data)")
     args = ap.parse_args()
     parts = args.parts.split(",")
-    emit(case="device", impl=torch.cuda.get_device_name(), triton=triton.__version__, torch=torch.__version__)
+    seed = args.seed if args.seed is not None else int(time.time())
+    torch.manual_seed(seed)
+    emit(case="device", impl=torch.cuda.get_device_name(), triton=triton.__version__, torch=torch.__version__,
+         seed=seed)
     if "seed" in parts:
         vector_add(args.root)
         matmul(args.root)
