@@ -4,6 +4,8 @@
 // vprintf and assert through __assertfail.
 #include "backend/Emitter.h"
 
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -124,6 +126,11 @@ bool Emitter::emitFor(ir::Op &op) {
   // double-buffered dot operands: the last iteration's reads finish before
   // an enclosing loop's next round writes the buffers again (nothing else
   // uses them, so a loop that runs once per program needs no barrier)
+  // cp.async operand tiles: the last iterations issued copies (zero fills,
+  // past the end) that nobody waited for; they land in the scratch region,
+  // which the code after the loop may use, so wait for them here
+  if (std::any_of(asyncCarried.begin(), asyncCarried.end(), [&](const auto &c) { return c.first == &op; }))
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group), {b.getInt32(0)});
   exitBarrier = exitBarrier && insideLoop(op);
   if (exitBarrier) barrier();
   if (aliasScratch) smemClean = false;   // the last iteration's MMAs may still read it
