@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+#include "ApiTestUtil.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -246,14 +248,7 @@ std::vector<float> randomFloats(size_t n, std::mt19937 &rng) {
   return v;
 }
 
-/// f32 -> tf32, round to nearest with ties away from zero (tl.dot on f32).
-float toTF32(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  bits = (bits + 0x1000u) & ~0x1FFFu;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+using tile::apitest::toTF32;
 
 /// out = x + y for n elements on the precompiled add_kernel; exact.
 void checkAdd(const tile::Context &ctx, const tile::Kernel &add, int64_t n, std::mt19937 &rng) {

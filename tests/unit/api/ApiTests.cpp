@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include "ApiTestUtil.h"
+
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -29,15 +31,7 @@ tile::Context interpreter() {
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// f32 -> tf32, round to nearest with ties away from zero (what tl.dot does
-/// to f32 inputs by default, input_precision="tf32").
-float toTF32(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  bits = (bits + 0x1000u) & ~0x1FFFu;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+using tile::apitest::toTF32;
 
 std::vector<float> randomMatrix(int64_t rows, int64_t cols, std::mt19937 &rng) {
   std::normal_distribution<float> dist;

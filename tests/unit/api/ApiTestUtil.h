@@ -1,0 +1,19 @@
+// ApiTestUtil.h - helpers shared by the API tests.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace tile::apitest {
+
+/// f32 -> tf32, round to nearest with ties away from zero (what tl.dot does
+/// to f32 inputs by default, input_precision="tf32").
+inline float toTF32(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  bits = (bits + 0x1000u) & ~0x1FFFu;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+} // namespace tile::apitest
