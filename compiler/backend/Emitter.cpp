@@ -2,6 +2,7 @@
 // value -> registers map, thread coordinates of registers, shared-memory
 // round trips and register remapping between layouts, and op dispatch.
 #include "backend/Emitter.h"
+#include "backend/ScanAtomicToLLVM.h"
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -217,11 +218,12 @@ void Emitter::alignShared(unsigned bytes) {
   if (smem_->getAlign().valueOrOne().value() < bytes) smem_->setAlignment(llvm::Align(bytes));
 }
 
-void Emitter::needShared(int64_t bytes, Location loc) {
+void Emitter::needShared(int64_t bytes, Location loc, const std::string &what) {
   sharedBytes = std::max(sharedBytes, bytes);
   int64_t limit = sharedLimit(), total = sharedBytes + staticSharedBytes + (dotBufferBytes ? dotBufferBytes + 1023 : 0);
   if (total > limit)
-    fail(loc, fmt::format("kernel needs {} bytes of shared memory; {} allows {}", total, opts.arch, limit));
+    fail(loc, fmt::format("kernel needs {} bytes of shared memory{}; {} allows {}", total,
+                          what.empty() ? "" : " (" + what + ")", opts.arch, limit));
 }
 
 void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
@@ -348,6 +350,8 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Store: return emitStore(op);
   case OpKind::Dot: return emitDot(op);
   case OpKind::Reduce: return emitReduce(op);
+  case OpKind::Scan: return emitScan(*this, op);
+  case OpKind::AtomicRMW: case OpKind::AtomicCas: return emitAtomic(*this, op);
   case OpKind::For: case OpKind::While: case OpKind::If:
     // Conservative for the barrier invariant (beginSharedUse): a region may
     // run after shared loads of an earlier iteration or of the other branch.
@@ -360,6 +364,7 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Yield: case OpKind::Condition: return;   // read by the parent op
   case OpKind::Print: return emitPrint(op);
   case OpKind::Assert: return emitAssert(op);
+  case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: return emitMathCall(op);
   default: return emitElementwise(op);
   }
 }

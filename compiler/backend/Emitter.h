@@ -116,7 +116,8 @@ public:
   llvm::Value *replicaIndex(int64_t n);
   /// Reserves `bytes` of shared memory for the current use (uses are
   /// separated by barriers, so every one starts at offset 0).
-  void needShared(int64_t bytes, Location loc);
+  /// `what` says what the bytes are for, in the error when they do not fit.
+  void needShared(int64_t bytes, Location loc, const std::string &what = "");
   /// Raises the dynamic shared memory's alignment to `bytes` (wgmma's
   /// 128-byte swizzled operand atoms need 1024).
   void alignShared(unsigned bytes);
@@ -166,6 +167,9 @@ public:
   llvm::Value *unaryScalar(const ir::Op &op, ElemType t, llvm::Value *a);
   llvm::Value *castScalar(const ir::Op &op, ElemType from, ElemType to, llvm::Value *a);
   llvm::Value *cmpScalar(const ir::Op &op, ElemType t, llvm::Value *a, llvm::Value *c);
+  // MathToLLVM.cpp
+  /// erf, tanh, pow: one libdevice call per register (f16/bf16 through f32).
+  void emitMathCall(ir::Op &op);
   // LoadStoreToLLVM.cpp
   void emitLoad(ir::Op &op);
   void emitStore(ir::Op &op);

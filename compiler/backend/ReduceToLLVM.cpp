@@ -63,6 +63,7 @@ struct Combiner {
     }
     bool flt = elem.isFloat(), sgn = !flt && isSigned(elem.scalar);
     if (kind == "sum") return {flt ? b.CreateFAdd(acc[0], x) : b.CreateAdd(acc[0], x)};
+    if (kind == "xor") return {b.CreateXor(acc[0], x)};
     using namespace llvm::Intrinsic;
     if (kind == "max") return {b.CreateBinaryIntrinsic(flt ? maxnum : sgn ? smax : umax, acc[0], x)};
     if (kind == "min") return {b.CreateBinaryIntrinsic(flt ? minnum : sgn ? smin : umin, acc[0], x)};

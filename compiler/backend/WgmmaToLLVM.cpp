@@ -417,7 +417,9 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   int64_t M = dot.operands[0]->type.shape[0], N = dot.operands[1]->type.shape[1], bytes = operandBytes(dot);
   int depth = asyncDepth.at(&dot), ring = depth + 1;
   alignShared(1024);
-  needShared(ring * bytes, load.loc);
+  needShared(ring * bytes, load.loc,
+             fmt::format("num_stages={} buffers of {} bytes of dot operands; use fewer stages or smaller blocks", ring,
+                         bytes));
   // the first copies into the ring start a shared use (the loop then needs
   // none of its own); the body's go to the buffer of iteration i + depth
   if (asyncIssued[&dot] == 0) beginSharedUse();

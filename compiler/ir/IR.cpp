@@ -98,6 +98,8 @@ const std::vector<int64_t> &Op::intsAttr(const std::string &name) const {
 bool Op::hasSideEffects() const {
   switch (kind) {
   case OpKind::Store:
+  case OpKind::AtomicRMW:
+  case OpKind::AtomicCas:
   case OpKind::Print:
   case OpKind::Assert:
   case OpKind::Yield:

@@ -228,18 +228,21 @@ private:
     case OpKind::Bitcast: return verifyCast();
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
     case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-    case OpKind::Min: case OpKind::Max: return verifyBinary();
+    case OpKind::Min: case OpKind::Max: case OpKind::Pow: return verifyBinary();
     case OpKind::Cmp: return verifyCmp();
     case OpKind::Select: return verifySelect();
     case OpKind::AddPtr: return verifyAddPtr();
     case OpKind::Neg: case OpKind::Not: case OpKind::Abs: case OpKind::Exp: case OpKind::Exp2:
     case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
-    case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: return verifyUnary();
+    case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf: case OpKind::Tanh: return verifyUnary();
     case OpKind::Fma: return verifyFma();
     case OpKind::Load: return verifyLoad();
     case OpKind::Store: return verifyStore();
     case OpKind::Dot: return verifyDot();
     case OpKind::Reduce: return verifyReduce();
+    case OpKind::Scan: return verifyScan();
+    case OpKind::AtomicRMW: return verifyAtomicRMW();
+    case OpKind::AtomicCas: return verifyAtomicCas();
     case OpKind::For: return verifyFor();
     case OpKind::While: return verifyWhile();
     case OpKind::If: return verifyIf();
@@ -371,6 +374,8 @@ private:
                    op_->kind == OpKind::Shl || op_->kind == OpKind::Shr;
     if (intOnly && !operand(0).elem.isInt())
       error(fmt::format("needs integer operands, got {}", printType(operand(0))));
+    if (op_->kind == OpKind::Pow && !operand(0).elem.isFloat())
+      error(fmt::format("needs float operands, got {}", printType(operand(0))));
   }
 
   void verifyCmp() {
@@ -481,9 +486,11 @@ private:
       error("needs a tensor operand");
     expectNoPtr(in, "operand");
     const std::string &kind = strAttr("kind");
-    static const std::set<std::string> kinds{"sum", "max", "min", "argmax", "argmin"};
+    static const std::set<std::string> kinds{"sum", "max", "min", "argmax", "argmin", "xor"};
     if (!kinds.count(kind))
       error(fmt::format("unknown kind \"{}\"", kind));
+    if (kind == "xor" && !in.elem.isInt())
+      error(fmt::format("xor needs integers, got {}", printType(in)));
     int64_t axis = intAttr("axis");
     if (axis < 0 || axis >= in.rank())
       error(fmt::format("axis {} out of range for {}", axis, printType(in)));
@@ -505,6 +512,58 @@ private:
     if (!t || t->kind != want)
       error(fmt::format("{} must end with '{}'", what, opName(want)));
     return t;
+  }
+
+  void verifyScan() {
+    numOperands(1, 1);
+    numResults(1);
+    const Type &in = operand(0);
+    if (!in.isTensor())
+      error("needs a tensor operand");
+    expectNoPtr(in, "operand");
+    int64_t axis = intAttr("axis");
+    if (axis < 0 || axis >= in.rank())
+      error(fmt::format("axis {} out of range for {}", axis, printType(in)));
+    expectType(result(), in.withElem(in.elem), "result");
+    Type e = Type::scalar(in.elem);
+    const Block &body = *op_->regions[0]->block;
+    expectTypes(typesOf(body.args), {e, e}, "combine arguments");
+    const Op *y = terminatorOf(*op_->regions[0], OpKind::Yield, "combine region");
+    expectTypes(typesOf(y->operands), {e}, "yielded");
+  }
+
+  /// sem and scope attributes of an atomic.
+  void checkAtomicOrder() const {
+    static const std::set<std::string> sems{"acq_rel", "acquire", "release", "relaxed"};
+    static const std::set<std::string> scopes{"gpu", "cta", "sys"};
+    if (!sems.count(strAttr("sem")))
+      error(fmt::format("unknown sem \"{}\"", strAttr("sem")));
+    if (!scopes.count(strAttr("scope")))
+      error(fmt::format("unknown scope \"{}\"", strAttr("scope")));
+  }
+
+  void verifyAtomicRMW() {
+    numOperands(2, 3);
+    numResults(1);
+    checkPtrMask(2);
+    Type want = operand(0).withElem(ElemType::of(operand(0).elem.scalar));
+    expectType(operand(1), want, "value");
+    expectType(result(), want, "result");
+    static const std::set<std::string> kinds{"add", "max", "min", "and", "or", "xor", "xchg"};
+    if (!kinds.count(strAttr("kind")))
+      error(fmt::format("unknown kind \"{}\"", strAttr("kind")));
+    checkAtomicOrder();
+  }
+
+  void verifyAtomicCas() {
+    numOperands(3, 3);
+    numResults(1);
+    checkPtrMask(3);
+    Type want = operand(0).withElem(ElemType::of(operand(0).elem.scalar));
+    expectType(operand(1), want, "compared value");
+    expectType(operand(2), want, "new value");
+    expectType(result(), want, "result");
+    checkAtomicOrder();
   }
 
   void verifyFor() {

@@ -1,6 +1,8 @@
 // Builtins.cpp - the tl.* functions, tensor methods and the Python builtins
 // a kernel may call. Each builtin declares its Python signature once (a
 // string in kBuiltins) and gets its arguments matched against it.
+#include "sema/BuiltinsMath.h"
+#include "sema/BuiltinsScan.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -696,11 +698,39 @@ const BuiltinDef kBuiltins[] = {
     {"tl.cos", "x", bCos}, {"tl.floor", "x", bFloor}, {"tl.ceil", "x", bCeil},
     {"tl.abs", "x", bAbs}, {"tl.sigmoid", "x", bSigmoid}, {"tl.fma", "x, y, z", bFma},
     {"tl.cdiv triton.cdiv", "x, div", bCdiv},
+    // Math and random numbers (BuiltinsMath.cpp). tl.math.* and libdevice.*
+    // names fall back to tl.* (LowerExpr.cpp); tanh and pow exist only there.
+    {"tl.clamp", "x, min, max, propagate_nan=0", mathClamp},
+    {"tl.erf", "x", mathErf},
+    {"tl.math.tanh", "x", mathTanh},
+    {"tl.math.pow", "x, y", mathPow},
+    {"tl.fdiv", "x, y, ieee_rounding=False", mathFdiv},
+    {"tl.div_rn", "x, y", mathFdiv},
+    {"tl.umulhi", "x, y", mathUmulhi},
+    {"tl.randint", "seed, offset, n_rounds=10", randRandint},
+    {"tl.randint4x", "seed, offset, n_rounds=10", randRandint4x},
+    {"tl.rand", "seed, offset, n_rounds=10", randRand},
+    {"tl.rand4x", "seed, offsets, n_rounds=10", randRand4x},
+    {"tl.randn", "seed, offset, n_rounds=10", randRandn},
+    {"tl.randn4x", "seed, offset, n_rounds=10", randRandn4x},
     {"tl.sum", "input, axis=None, keep_dims=False, dtype=None", bSum},
     {"tl.max", "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False", bMax},
     {"tl.min", "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False", bMin},
     {"tl.argmax", "input, axis=None, tie_break_left=True, keep_dims=False", bArgmax},
     {"tl.argmin", "input, axis=None, tie_break_left=True, keep_dims=False", bArgmin},
+    {"tl.cumsum", "input, axis=0, reverse=False, dtype=None", scan::bCumsum},
+    {"tl.cumprod", "input, axis=0, reverse=False", scan::bCumprod},
+    {"tl.associative_scan", "input, axis, combine_fn, reverse=False", scan::bAssociativeScan},
+    {"tl.reduce", "input, axis, combine_fn, keep_dims=False", scan::bReduce},
+    {"tl.xor_sum", "input, axis=None, keep_dims=False", scan::bXorSum},
+    {"tl.atomic_add", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicAdd},
+    {"tl.atomic_max", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicMax},
+    {"tl.atomic_min", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicMin},
+    {"tl.atomic_and", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicAnd},
+    {"tl.atomic_or", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicOr},
+    {"tl.atomic_xor", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicXor},
+    {"tl.atomic_xchg", "pointer, val, mask=None, sem=None, scope=None", scan::bAtomicXchg},
+    {"tl.atomic_cas", "pointer, cmp, val, sem=None, scope=None", scan::bAtomicCas},
     {"tl.broadcast_to", "input, *shape", bBroadcastTo},
     {"tl.broadcast", "input, other", bBroadcast},
     {"tl.expand_dims", "input, axis", bExpandDims},

@@ -511,6 +511,8 @@ Val Lowerer::lookupName(const std::string &name, Location loc) {
     if (path == "triton") return Val::ns("triton");
     size_t dot = path.rfind('.');
     Val base = path.rfind("triton.language", 0) == 0 ? Val::ns("tl") : Val::ns("triton");
+    if (path.find(".libdevice.") != std::string::npos || path.find(".math.") != std::string::npos)
+      base = Val::ns("tl.math");   // from triton.language.extra.cuda.libdevice import tanh
     return getAttribute(base, path.substr(dot + 1), loc);
   }
   if (name == "tl") return Val::ns("tl");
@@ -674,13 +676,21 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
   if (base.kind == Val::Kind::Namespace) {
     const std::string &ns = base.name;
     if (ns == "triton" && attr == "language") return Val::ns("tl");
-    if (ns == "tl" && (attr == "math" || attr == "extra" || attr == "libdevice" || attr == "cuda" || attr == "core" ||
-                       attr == "standard"))
-      return Val::ns("tl");
+    if (ns == "tl" && (attr == "extra" || attr == "cuda" || attr == "core" || attr == "standard")) return Val::ns("tl");
+    // tl.math and libdevice hold everything in tl plus the tl.math.* builtins
+    // (tanh, pow) that Triton has only there.
+    if (ns == "tl" && (attr == "math" || attr == "libdevice")) return Val::ns("tl.math");
+    if (ns == "tl" && attr == "PropagateNan") return Val::ns("tl.PropagateNan");
+    if (ns == "tl.PropagateNan" && (attr == "NONE" || attr == "ALL"))
+      return Val::constant(int64_t(attr == "ALL" ? 0xffff : 0));   // Triton's enum values
     if (auto s = parseTritonDTypeName(attr); s && ns == "tl")
       return Val::constant(DTypeValue{ElemType::of(*s)});
     std::string q = ns + "." + attr;
     if (isBuiltinName(q)) return Val::builtin(q);
+    if (ns == "tl.math") return getAttribute(Val::ns("tl"), attr, loc);
+    if (ns == "tl" && isBuiltinName("tl.math." + attr))
+      fail(loc, fmt::format("module 'triton.language' has no attribute '{}'; use tl.extra.cuda.libdevice.{}",
+                            attr, attr));
     fail(loc, fmt::format("module '{}' has no attribute '{}'", ns == "tl" ? "triton.language" : ns, attr));
   }
   if (base.isConst()) {

@@ -377,7 +377,13 @@ void Lowerer::lowerFor(const ast::ForStmt &s) {
 }
 
 void Lowerer::lowerWhile(const ast::WhileStmt &s) {
+  // A probe for a constant-false condition: the ops it emitted are dropped
+  // (an atomic in the condition must run only in the loop's condition).
+  ir::Block *probeBlock = b.block();
+  size_t probeMark = probeBlock->ops.size();
   Val first = lowerExpr(*s.test);
+  if (b.block() == probeBlock)
+    while (probeBlock->ops.size() > probeMark) probeBlock->ops.pop_back();
   if (first.isConst() && !isTruthyConst(first, s.loc)) return;
   std::vector<std::string> names = carriedNames(s.body);
   std::vector<ir::Value *> inits = carriedInits(*this, names, s.loc);

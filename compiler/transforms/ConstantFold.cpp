@@ -193,6 +193,8 @@ Folded foldReduce(const Op &op, ConstVal x) {
   if (x.isFloat)
     return std::nullopt;
   int64_t n = op.operands[0]->type.shape[op.intAttr("axis")];
+  if (kind == "xor")   // n copies of x: x when n is odd, else 0
+    return intVal(n % 2 ? x.i : 0, rs);
   return intVal(static_cast<int64_t>(static_cast<uint64_t>(x.i) * static_cast<uint64_t>(n)), rs);
 }
 

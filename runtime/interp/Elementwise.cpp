@@ -140,6 +140,7 @@ void floatArith(Machine &m, ExecOp &e) {
   case OpKind::Mul: return floatBinary(m, e, [](double a, double b) { return a * b; });
   case OpKind::Div: return floatBinary(m, e, [](double a, double b) { return a / b; });
   case OpKind::Rem: return floatBinary(m, e, [](double a, double b) { return std::fmod(a, b); });
+  case OpKind::Pow: return floatBinary(m, e, [](double a, double b) { return std::pow(a, b); });
   case OpKind::Min: return propagatesNaN(*e.op) ? floatBinary(m, e, floatMinNaN) : floatBinary(m, e, floatMin);
   case OpKind::Max: return propagatesNaN(*e.op) ? floatBinary(m, e, floatMaxNaN) : floatBinary(m, e, floatMax);
   default: badType(m, e, m.outInfo(e).elem);
@@ -270,6 +271,8 @@ void floatUnaryOp(Machine &m, ExecOp &e) {
   case OpKind::Cos: return floatUnary(m, e, [](double x) { return std::cos(x); });
   case OpKind::Floor: return floatUnary(m, e, [](double x) { return std::floor(x); });
   case OpKind::Ceil: return floatUnary(m, e, [](double x) { return std::ceil(x); });
+  case OpKind::Erf: return floatUnary(m, e, [](double x) { return std::erf(x); });
+  case OpKind::Tanh: return floatUnary(m, e, [](double x) { return std::tanh(x); });
   default: badType(m, e, m.outInfo(e).elem);
   }
 }
@@ -463,6 +466,7 @@ void evalShl(Machine &m, ExecOp &e) { binaryOp(m, e); }
 void evalShr(Machine &m, ExecOp &e) { binaryOp(m, e); }
 void evalMin(Machine &m, ExecOp &e) { binaryOp(m, e); }
 void evalMax(Machine &m, ExecOp &e) { binaryOp(m, e); }
+void evalPow(Machine &m, ExecOp &e) { binaryOp(m, e); }
 
 void evalNeg(Machine &m, ExecOp &e) { unaryOp(m, e); }
 void evalNot(Machine &m, ExecOp &e) { unaryOp(m, e); }
@@ -477,6 +481,8 @@ void evalSin(Machine &m, ExecOp &e) { unaryOp(m, e); }
 void evalCos(Machine &m, ExecOp &e) { unaryOp(m, e); }
 void evalFloor(Machine &m, ExecOp &e) { unaryOp(m, e); }
 void evalCeil(Machine &m, ExecOp &e) { unaryOp(m, e); }
+void evalErf(Machine &m, ExecOp &e) { unaryOp(m, e); }
+void evalTanh(Machine &m, ExecOp &e) { unaryOp(m, e); }
 
 namespace {
 enum class Pred { Eq, Ne, Lt, Le, Gt, Ge };

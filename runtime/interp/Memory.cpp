@@ -1,10 +1,13 @@
-// Memory.cpp - the interpreter's load and store: every accessed lane is
-// checked for alignment and against the MemoryMap before it touches host
-// memory; masked-off lanes touch nothing and are never checked.
+// Memory.cpp - the interpreter's load, store and atomics: every accessed
+// lane is checked for alignment and against the MemoryMap before it touches
+// host memory; masked-off lanes touch nothing and are never checked. An
+// atomic applies its lanes one after another in row-major order (programs
+// run one at a time, so each read-modify-write is trivially atomic).
 #include "interp/Machine.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace tile::interp::detail {
@@ -63,7 +66,14 @@ std::string describeAddress(uint64_t addr, uint64_t size) {
   return fmt::format("address 0x{:x} does not point into any tensor", addr);
 }
 
-const char *accessName(const ExecOp &e) { return e.op->kind == ir::OpKind::Store ? "store" : "load"; }
+const char *accessName(const ExecOp &e) {
+  switch (e.op->kind) {
+  case ir::OpKind::Store: return "store";
+  case ir::OpKind::AtomicRMW:
+  case ir::OpKind::AtomicCas: return "atomic";
+  default: return "load";
+  }
+}
 
 void checkAligned(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
   if (addr % size == 0)
@@ -235,6 +245,144 @@ void evalStore(Machine &m, ExecOp &e) {
       writeFloat(addr, s, v.f[k * sv]);
     else
       writeInt(addr, s, v.i[k * sv]);
+  }
+}
+
+// ---- atomics -------------------------------------------------------------
+
+namespace {
+
+/// The bits of a f32/f64 value (as the slot holds it) and back.
+uint64_t floatToBits(double v, Scalar s) {
+  if (s == Scalar::F32) {
+    float f = static_cast<float>(v);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  }
+  uint64_t b;
+  std::memcpy(&b, &v, 8);
+  return b;
+}
+
+double bitsToFloat(uint64_t b, Scalar s) {
+  if (s == Scalar::F32) {
+    uint32_t u = static_cast<uint32_t>(b);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+
+/// Float max/min as the GPU does it (Triton's scheme): a value with the
+/// sign bit clear takes the signed integer max (min) of the bits, one with
+/// it set the unsigned integer min (max).
+double floatMaxMin(double old, double v, Scalar s, bool isMax) {
+  int w = bitWidth(s);
+  uint64_t ob = floatToBits(old, s), vb = floatToBits(v, s);
+  bool neg = (vb >> (w - 1)) & 1;
+  int64_t os = wrapToIntType(static_cast<int64_t>(ob), w == 32 ? Scalar::I32 : Scalar::I64);
+  int64_t vs = wrapToIntType(static_cast<int64_t>(vb), w == 32 ? Scalar::I32 : Scalar::I64);
+  uint64_t r;
+  if (!neg)   // signed compare
+    r = isMax ? (vs > os ? vb : ob) : (vs < os ? vb : ob);
+  else        // max of a negative: unsigned min; min of a negative: unsigned max
+    r = isMax ? std::min(ob, vb) : std::max(ob, vb);
+  return bitsToFloat(r, s);
+}
+
+double floatRmw(const std::string &kind, double old, double v, Scalar s) {
+  if (kind == "add") return roundFloat(old + v, s);
+  if (kind == "xchg") return v;
+  return floatMaxMin(old, v, s, kind == "max");
+}
+
+int64_t intRmw(const std::string &kind, int64_t old, int64_t v, Scalar s) {
+  bool uns = !isSigned(s);
+  int64_t r = v;   // xchg
+  if (kind == "add") r = static_cast<int64_t>(uint64_t(old) + uint64_t(v));
+  else if (kind == "and") r = old & v;
+  else if (kind == "or") r = old | v;
+  else if (kind == "xor") r = old ^ v;
+  else if (kind == "max") r = uns ? (uint64_t(v) > uint64_t(old) ? v : old) : std::max(old, v);
+  else if (kind == "min") r = uns ? (uint64_t(v) < uint64_t(old) ? v : old) : std::min(old, v);
+  return wrapToIntType(r, s);
+}
+
+/// The address of active lane k, checked like a store's.
+uint64_t atomicAddress(Machine &m, ExecOp &e, const int64_t *p, int64_t sp, int64_t k, uint64_t size) {
+  uint64_t addr = static_cast<uint64_t>(p[k * sp]);
+  checkAligned(m, e, addr, size);
+  if (!inBounds(m, addr, size))
+    m.error(*e.op, fmt::format("out-of-bounds {} in kernel '{}' ({}): {}", ir::opName(e.op->kind), m.fn.name,
+                               m.where(), describeAddress(addr, size)));
+  return addr;
+}
+
+} // namespace
+
+// atomic_rmw %ptr, %val [, %mask] {kind}: old values out, masked-off lanes 0.
+void evalAtomicRMW(Machine &m, ExecOp &e) {
+  const SlotInfo &ptrInfo = m.inInfo(e, 0), &out = m.outInfo(e);
+  if (!ptrInfo.elem.isPtr)
+    m.error(*e.op, fmt::format("atomic needs a pointer, got {}", ptrInfo.elem.str()));
+  const std::string &kind = e.op->strAttr("kind");
+  const int64_t *p = m.in(e, 0).i.data();
+  int64_t sp = ptrInfo.n == 1 ? 0 : 1, sv = m.inInfo(e, 1).n == 1 ? 0 : 1;
+  Scalar s = ptrInfo.elem.scalar;
+  uint64_t size = byteSize(s);
+  Lanes lanes = lanesOf(m, e, 2);
+  const Slot &v = m.in(e, 1);
+  Slot &r = m.out(e);
+  bool flt = out.isFloat();
+  for (int64_t k = 0; k < out.n; ++k) {
+    if (!lanes.active(k)) {
+      if (flt) r.f[k] = 0.0;
+      else r.i[k] = 0;
+      continue;
+    }
+    uint64_t addr = atomicAddress(m, e, p, sp, k, size);
+    if (flt) {
+      double old = readFloat(addr, s);
+      writeFloat(addr, s, floatRmw(kind, old, v.f[k * sv], s));
+      r.f[k] = old;
+    } else {
+      int64_t old = readInt(addr, s);
+      writeInt(addr, s, intRmw(kind, old, v.i[k * sv], s));
+      r.i[k] = old;
+    }
+  }
+}
+
+// atomic_cas %ptr, %cmp, %val: per lane, old = *p; *p = val when old == cmp
+// (bitwise, as atom.cas).
+void evalAtomicCas(Machine &m, ExecOp &e) {
+  const SlotInfo &ptrInfo = m.inInfo(e, 0), &out = m.outInfo(e);
+  if (!ptrInfo.elem.isPtr)
+    m.error(*e.op, fmt::format("atomic_cas needs a pointer, got {}", ptrInfo.elem.str()));
+  const int64_t *p = m.in(e, 0).i.data();
+  int64_t sp = ptrInfo.n == 1 ? 0 : 1, sc = m.inInfo(e, 1).n == 1 ? 0 : 1, sv = m.inInfo(e, 2).n == 1 ? 0 : 1;
+  Scalar s = ptrInfo.elem.scalar;
+  uint64_t size = byteSize(s);
+  const Slot &c = m.in(e, 1), &v = m.in(e, 2);
+  Slot &r = m.out(e);
+  bool flt = out.isFloat();
+  for (int64_t k = 0; k < out.n; ++k) {
+    uint64_t addr = atomicAddress(m, e, p, sp, k, size);
+    if (flt) {
+      double old = readFloat(addr, s);
+      if (floatToBits(old, s) == floatToBits(c.f[k * sc], s))
+        writeFloat(addr, s, v.f[k * sv]);
+      r.f[k] = old;
+    } else {
+      int64_t old = readInt(addr, s);
+      if (old == c.i[k * sc])
+        writeInt(addr, s, v.i[k * sv]);
+      r.i[k] = old;
+    }
   }
 }
 

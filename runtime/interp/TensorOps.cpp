@@ -201,7 +201,7 @@ void evalDot(Machine &m, ExecOp &e) {
 
 namespace {
 
-enum class ReduceKind { Sum, Max, Min, ArgMax, ArgMin };
+enum class ReduceKind { Sum, Max, Min, ArgMax, ArgMin, Xor };
 
 ReduceKind parseReduceKind(const Machine &m, const ExecOp &e) {
   const std::string &k = e.op->strAttr("kind");
@@ -209,7 +209,8 @@ ReduceKind parseReduceKind(const Machine &m, const ExecOp &e) {
                                                                    {"max", ReduceKind::Max},
                                                                    {"min", ReduceKind::Min},
                                                                    {"argmax", ReduceKind::ArgMax},
-                                                                   {"argmin", ReduceKind::ArgMin}};
+                                                                   {"argmin", ReduceKind::ArgMin},
+                                                                   {"xor", ReduceKind::Xor}};
   for (auto [name, kind] : kKinds)
     if (k == name)
       return kind;
@@ -279,6 +280,8 @@ void reduceInt(Machine &m, ExecOp &e, ReduceKind kind, const ReduceView &v) {
         int64_t y = p[k * v.inner];
         if (kind == ReduceKind::Sum)
           acc = wrapToIntType(static_cast<int64_t>(uint64_t(acc) + uint64_t(y)), outType);
+        else if (kind == ReduceKind::Xor)
+          acc = wrapToIntType(acc ^ y, outType);
         else if (intBetter(y, acc, wantMax, uns))
           acc = y, bestIdx = k;
       }
@@ -303,8 +306,11 @@ void evalReduce(Machine &m, ExecOp &e) {
   if (out.elem.isPtr || m.inInfo(e, 0).elem.isPtr || (arg ? out.isFloat() : out.isFloat() != m.inInfo(e, 0).isFloat()))
     m.error(*e.op, fmt::format("reduce '{}' cannot produce {} from {}", e.op->strAttr("kind"), out.elem.str(),
                                m.inInfo(e, 0).elem.str()));
-  if (m.inInfo(e, 0).isFloat())
+  if (m.inInfo(e, 0).isFloat()) {
+    if (kind == ReduceKind::Xor)
+      m.error(*e.op, "reduce 'xor' needs integers");
     return reduceFloat(m, e, kind, v);
+  }
   reduceInt(m, e, kind, v);
 }
 

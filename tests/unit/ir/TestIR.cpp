@@ -43,8 +43,9 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
   for (OpKind k : {OpKind::Div, OpKind::Rem, OpKind::Min, OpKind::Max})
     t = b.binary(k, t, x);
   for (OpKind k : {OpKind::Neg, OpKind::Abs, OpKind::Exp, OpKind::Exp2, OpKind::Log, OpKind::Log2, OpKind::Sqrt,
-                   OpKind::Rsqrt, OpKind::Sin, OpKind::Cos, OpKind::Floor, OpKind::Ceil})
+                   OpKind::Rsqrt, OpKind::Sin, OpKind::Cos, OpKind::Floor, OpKind::Ceil, OpKind::Erf, OpKind::Tanh})
     t = b.unary(k, t);
+  t = b.binary(OpKind::Pow, t, x);
   t = b.fma(t, x, x);
   Value *ti = b.cast(t, ElemType::of(Scalar::I32));
   Value *bits = b.bitcast(t, ElemType::of(Scalar::I32));
@@ -85,6 +86,16 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
   ab.yield({ifOp->result()});
 
   b.store(ptrs, v, mask);
+  // a reverse scan (combine region: add), then atomics on the same pointers
+  Op *scan = b.create(OpKind::Scan, {v}, {v->type}, {{"axis", int64_t(0)}, {"reverse", true}});
+  Block &comb = *scan->regions[0]->block;
+  Value *s0 = comb.addArg(f32()), *s1 = comb.addArg(f32());
+  Builder sb(&comb);
+  sb.loc = loc;
+  sb.yield({sb.binary(OpKind::Add, s0, s1)});
+  b.create(OpKind::AtomicRMW, {ptrs, scan->result(), mask}, {v->type},
+           {{"kind", std::string("add")}, {"sem", std::string("acq_rel")}, {"scope", std::string("gpu")}});
+  b.create(OpKind::AtomicCas, {ptrs, v, v}, {v->type}, {{"sem", std::string("relaxed")}, {"scope", std::string("cta")}});
   b.create(OpKind::Print, {loop->result(), x}, {}, {{"prefix", std::string("w = \"q\"\n")}, {"hex", false}});
   b.create(OpKind::Assert, {mask}, {}, {{"msg", std::string("in bounds")}});
   return fn;
