@@ -149,12 +149,18 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     stage(a, 0, offsetA);
     stage(bv, offB, offsetB);
   }
+  // in flight: the previous iteration's MMAs may still run; this
+  // iteration's chain onto the same accumulator registers (wgmma orders
+  // MMAs into one accumulator), so the tensor cores never wait for the
+  // barrier below
   Regs cur = regsAs(acc, res->type);
-  // in flight: the previous iteration's MMAs are done (in every warp once
-  // the barrier is passed, so the next iteration may overwrite their buffer)
-  if (inFlight) cur = wgmmaWait(cur);
-  // st.shared (generic proxy) before wgmma's reads (async proxy)
-  inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
+  // st.shared (generic proxy) before wgmma's reads (async proxy). Not after
+  // cp.async, as Triton: the fence compiles to MEMBAR.ALL.CTA, which also
+  // waits for this thread's copies of the later stages still in flight, so
+  // it would undo the pipelining (4096^3 bf16 on the H200: see
+  // docs/architecture.md); cp.async.wait_group and the barrier order the
+  // copies before the MMAs.
+  if (!async) inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
   barrier();
   // the scratch region is untouched when the operands have buffers of their own
   smemClean = inFlight && !aliasScratch ? clean : false;
@@ -218,6 +224,14 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     blockAcc[size_t(m)] = c;
   }
   convergent(inlinePtx(nullptr, "wgmma.commit_group.sync.aligned;", "~{memory}", {}));
+  if (inFlight) {
+    // the previous iteration's MMAs are done in this warp (this one's stay
+    // in flight), and in every warp once the barrier is passed: the rest of
+    // the iteration may overwrite their operand buffer (the cp.async ring's
+    // oldest slot, or the staging buffer of the next iteration)
+    convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 1;", "~{memory}", {}));
+    barrier();
+  }
   Regs fin = cur;
   for (int64_t m = 0; m < blocks; ++m)
     for (int64_t i = 0; i < perBlock; ++i) fin[slot[size_t(m)][size_t(i)]] = blockAcc[size_t(m)][size_t(i)];

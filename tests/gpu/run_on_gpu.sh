@@ -20,7 +20,12 @@ echo "cuda_tests exit $?" | tee -a "$out/summary.txt"
 pass=0; fail=0
 for f in "$root"/dsl_examples/*.tile "$root"/tests/gpu/*.tile; do
   echo "== $f" >> "$out/gpu_programs.txt"
-  if timeout 300 "$build/bin/tilec" run --check-gpu "$f" >> "$out/gpu_programs.txt" 2>&1; then
+  # A program whose GPU results are legitimately order-dependent (atomics'
+  # returned old values) says "# gpu-check: self": its host main's own
+  # order-independent checks judge the GPU run instead of --check-gpu.
+  check=--check-gpu
+  grep -q '^# gpu-check: self' "$f" && check=
+  if timeout 300 "$build/bin/tilec" run $check "$f" >> "$out/gpu_programs.txt" 2>&1; then
     pass=$((pass + 1)); echo "PASS $(basename "$f")" >> "$out/summary.txt"
   else
     fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
