@@ -3,6 +3,7 @@
 // GPU) and the translation of internal errors into tile::Error.
 #include "Internal.h"
 
+#include "Autotune.h"
 #include "Bridge.h"
 
 #include "driver/DiskCache.h"
@@ -152,14 +153,17 @@ detail::KernelState *kernelState(detail::ProgramImpl &p, const std::string &name
   std::lock_guard lock(p.stateMu);
   std::unique_ptr<detail::KernelState> &st = p.states[name];
   if (!st) {
-    st = std::make_unique<detail::KernelState>();
+    auto fresh = std::make_unique<detail::KernelState>();
     if (p.program) {
-      st->kernel = p.program->kernel(name);
-      for (const ast::Param &param : st->kernel->params) {
-        st->paramNames.push_back(param.name);
-        st->paramConstexpr.push_back(sema::Program::isConstexprParam(param));
+      fresh->kernel = p.program->kernel(name);
+      for (const ast::Param &param : fresh->kernel->params) {
+        fresh->paramNames.push_back(param.name);
+        fresh->paramConstexpr.push_back(sema::Program::isConstexprParam(param));
       }
+      // Decorator errors throw here, every time the kernel is looked up.
+      fresh->tuning = detail::translateErrors([&] { return detail::makeTuneState(*p.program, *fresh->kernel); });
     }
+    st = std::move(fresh);
   }
   return st.get();
 }
@@ -425,10 +429,44 @@ void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {
 
 } // namespace
 
+void detail::launchPlain(ProgramImpl &p, KernelState &st, const LaunchGrid &lg, const std::vector<Arg> &args,
+                         const NamedArgs &constexprs, const LaunchOptions &options) {
+  Grid grid = lg.fn ? (*lg.fn)(Meta(metaOf(st, args, constexprs, options))) : lg.grid;
+  checkLaunch(grid, options, st.kernel->name);
+  LaunchPlan &plan = findOrMakePlan(p, st, args, constexprs, options);
+  if (p.ctx->kind == DeviceKind::Gpu) runOnGpu(*p.ctx, plan, grid, args, constexprs, options);
+  else runOnInterpreter(*p.ctx, plan, grid, args, constexprs);
+}
+
+NamedArgs detail::metaOf(const KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                         const LaunchOptions &options) {
+  NamedArgs meta;
+  for (size_t i = 0; i < args.size() && i < st.paramNames.size(); ++i) meta.emplace_back(st.paramNames[i], args[i]);
+  for (const auto &kv : constexprs) meta.push_back(kv);
+  meta.emplace_back("num_warps", options.numWarps);
+  meta.emplace_back("num_stages", options.numStages);
+  return meta;
+}
+
+const Arg *Meta::find(const std::string &name) const {
+  for (const auto &[n, v] : values_)
+    if (n == name) return &v;
+  return nullptr;
+}
+
+int64_t Meta::operator[](const std::string &name) const {
+  const Arg *a = find(name);
+  if (!a) throw Error(fmt::format("error: META has no entry '{}'\n", name));
+  if (const int64_t *i = std::get_if<int64_t>(&a->value())) return *i;
+  if (const bool *b = std::get_if<bool>(&a->value())) return *b;
+  throw Error(fmt::format("error: META['{}'] is not an integer\n", name));
+}
+
 void Kernel::launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs,
                     const LaunchOptions &options) const {
-  checkLaunch(grid, options, name_);
   detail::ProgramImpl &p = *prog_;
+  if (state_->tuning) return detail::launchTuned(p, *state_, detail::LaunchGrid{grid}, args, constexprs, options);
+  checkLaunch(grid, options, name_);
   if (p.aot) return detail::launchAot(*p.aot, name_, grid, args, constexprs, options);
   detail::translateErrors([&] {
     detail::LaunchPlan &plan = findOrMakePlan(p, *state_, args, constexprs, options);
@@ -437,13 +475,33 @@ void Kernel::launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &co
   });
 }
 
+void Kernel::launchGridFunction(const GridFunction &grid, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                                const LaunchOptions &options) const {
+  detail::ProgramImpl &p = *prog_;
+  detail::LaunchGrid lg{Grid(1), &grid};
+  if (state_->tuning) return detail::launchTuned(p, *state_, lg, args, constexprs, options);
+  if (p.aot) {
+    Grid g = grid(Meta(detail::metaOf(*state_, args, constexprs, options)));
+    checkLaunch(g, options, name_);
+    return detail::launchAot(*p.aot, name_, g, args, constexprs, options);
+  }
+  detail::translateErrors([&] { detail::launchPlain(p, *state_, lg, args, constexprs, options); });
+}
+
 CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &constexprs,
                              const LaunchOptions &options) const {
-  checkLaunch(Grid(1), options, name_);
   detail::ProgramImpl &p = *prog_;
+  if (state_->tuning) return detail::compileTuned(p, *state_, args, constexprs, options);
+  checkLaunch(Grid(1), options, name_);
   if (p.aot) return detail::aotInfo(*p.aot, name_);
-  return detail::translateErrors([&] {
-    const detail::LaunchPlan &plan = findOrMakePlan(p, *state_, args, constexprs, options);
+  return detail::translateErrors([&] { return detail::compilePlain(p, *state_, args, constexprs, options); });
+}
+
+CompiledInfo detail::compilePlain(ProgramImpl &p, KernelState &st, const std::vector<Arg> &args,
+                                  const NamedArgs &constexprs, const LaunchOptions &options) {
+  {
+    checkLaunch(Grid(1), options, st.kernel->name);
+    const detail::LaunchPlan &plan = findOrMakePlan(p, st, args, constexprs, options);
     CompiledInfo info;
     info.signature = plan.signature;
     info.numWarps = options.numWarps;
@@ -457,7 +515,7 @@ CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &cons
       info.dynamicSharedBytes = k->sharedBytes;
     }
     return info;
-  });
+  }
 }
 
 } // namespace tile

@@ -90,12 +90,18 @@ struct LaunchPlan {
   std::shared_ptr<const ir::Function> interp; ///< interpreter contexts
 };
 
+struct TuneState; ///< api/Autotune.h
+
 struct KernelState {
   const ast::FunctionDef *kernel = nullptr; ///< null for precompiled kernels
   std::vector<std::string> paramNames;
   std::vector<bool> paramConstexpr;
   std::mutex mu;
   std::unordered_map<std::string, std::unique_ptr<LaunchPlan>> plans; ///< never erased
+  /// @triton.autotune / @triton.heuristics: launches go through
+  /// api/Autotune.cpp, which adds the tuned constexprs; null for the rest.
+  std::unique_ptr<TuneState> tuning;
+  ~KernelState();
 };
 
 
@@ -111,6 +117,24 @@ struct ProgramImpl {
   std::mutex gpuMu;
   std::map<std::string, std::unique_ptr<GpuKernel>> gpuKernels; ///< by spec, warps, stages
 };
+
+/// The grid of a launch: fixed, or computed from META (GridFunction).
+struct LaunchGrid {
+  Grid grid{1};
+  const GridFunction *fn = nullptr;
+};
+
+// ------------------------------------------- untuned launches (Context.cpp)
+/// Kernel::launch / compile without autotune and heuristics (the launch
+/// plans); Autotune.cpp calls these with the tuned constexprs added.
+void launchPlain(ProgramImpl &p, KernelState &st, const LaunchGrid &grid, const std::vector<Arg> &args,
+                 const NamedArgs &constexprs, const LaunchOptions &options);
+CompiledInfo compilePlain(ProgramImpl &p, KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                          const LaunchOptions &options);
+/// META of a launch: the arguments by parameter name (positional, then
+/// named), num_warps and num_stages.
+NamedArgs metaOf(const KernelState &st, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                 const LaunchOptions &options);
 
 // ------------------------------------------------ precompiled kernels (Aot.cpp)
 /// Loads `tilec compile --emit ptx|cubin -o` output; ctx must be a GPU context.

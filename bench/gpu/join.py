@@ -161,6 +161,7 @@ def sizes_tables(tile, checked, triton_rows):
             cb_err = err_cell(cb["rel_err"], cb["ok"]) if "rel_err" in cb else ""
             bm, bn, rest = cfg.split("x")
             bk, w = rest.split("w")
+            w = w.replace("s", ", stages ")
             print(f"| {shape} | {bm}x{bn}x{bk}, {w} | {t_cell} | {tr_cell} | {ratio} | {cb_cell} "
                   f"| {t_err} | {tr_err} | {cb_err} |")
     reps = "/".join(sorted(sizes_reps)) or "N"

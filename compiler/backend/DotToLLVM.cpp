@@ -25,10 +25,11 @@
 //   order (the tensor core adds each k slice's products before adding C).
 //   For K <= 4096 with unit-normal inputs this stays well inside the GPU
 //   check's rtol 1e-4.
-// * FMA (everything else): a (MxK) and b (KxN) are written to shared
-//   memory, then every thread computes its accumulator registers with one
-//   fma per k in ascending k order (f16/bf16 inputs widened to f32 exactly;
-//   i8 inputs to i32; f32 inputs of a "tf32" dot rounded to tf32 first).
+// * FMA (everything else, batched 3-D dots included): a (MxK, or BxMxK)
+//   and b (KxN, or BxKxN) are written to shared memory, then every thread
+//   computes its accumulator registers with one fma per k in ascending k
+//   order (f16/bf16 inputs widened to f32 exactly; i8 inputs to i32; f32
+//   inputs of a "tf32" dot rounded to tf32 first).
 //   This equals the interpreter's exact products and f32 sums in k order.
 #include "backend/Emitter.h"
 #include "gpu/LayoutAssignment.h"
@@ -403,15 +404,18 @@ Regs Emitter::combineKSplit(const Regs &partial, const ir::Type &t, int64_t repl
 
 void Emitter::emitDot(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
-  if (a->type.rank() != 2 || bv->type.rank() != 2) fail(op.loc, "the gpu back end supports 2-d dot only");
+  // a batched (3-D) dot never runs on tensor cores (dotRunsOnTensorCores
+  // wants rank 2): the FMA path below computes all its batches at once
   if (dotWithWgmma(op) || dotWithMma(op)) return;
-  int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
+  int rank = a->type.rank();
+  int64_t batch = rank == 3 ? a->type.shape[0] : 1;
+  int64_t M = a->type.shape[rank - 2], K = a->type.shape[rank - 1], N = bv->type.shape[rank - 1];
   ElemType ea = a->type.elem, eb = bv->type.elem, er = res->type.elem;
   bool intDot = er.isInt(), tf32 = isTf32Dot(op);
   llvm::Type *ta = memType(ea), *tb = memType(eb);
-  int64_t bytesA = M * K * (int64_t)mod.getDataLayout().getTypeAllocSize(ta);
+  int64_t bytesA = batch * M * K * (int64_t)mod.getDataLayout().getTypeAllocSize(ta);
   int64_t offB = (bytesA + 15) / 16 * 16;
-  needShared(offB + K * N * (int64_t)mod.getDataLayout().getTypeAllocSize(tb), op.loc);
+  needShared(offB + batch * K * N * (int64_t)mod.getDataLayout().getTypeAllocSize(tb), op.loc);
   beginSharedUse();
   // tf32 inputs are rounded once, as they are staged (not per k in the loop):
   // tf32 values are f32 with 13 zero low bits, so their products stay exact.
@@ -432,11 +436,19 @@ void Emitter::emitDot(ir::Op &op) {
     if (intDot) return b.CreateIntCast(v, accTy, isSigned(e.scalar));
     return v->getType() == accTy ? v : b.CreateFPExt(v, accTy);
   };
+  // per register: the row of a (batch z, row i) and the column of b (batch
+  // z, column j) it reads, as element offsets into the staged a and b
+  std::vector<llvm::Value *> rowA, colB;
+  for (const auto &c : crd) {
+    llvm::Value *z = rank == 3 ? c[0] : i32(0), *i = c[rank - 2], *j = c[rank - 1];
+    rowA.push_back(b.CreateMul(b.CreateAdd(b.CreateMul(z, i32(M)), i), i32(K)));
+    colB.push_back(b.CreateAdd(b.CreateMul(z, i32(K * N)), j));
+  }
   Regs fin = countedLoop(0, K, init, [&](llvm::Value *k, const Regs &cur) {
     Regs next;
     for (size_t r = 0; r < cur.size(); ++r) {
-      llvm::Value *x = widen(loadShared(b.CreateAdd(b.CreateMul(crd[r][0], i32(K)), k), ta, 0), ea);
-      llvm::Value *y = widen(loadShared(b.CreateAdd(b.CreateMul(k, i32(N)), crd[r][1]), tb, offB), eb);
+      llvm::Value *x = widen(loadShared(b.CreateAdd(rowA[r], k), ta, 0), ea);
+      llvm::Value *y = widen(loadShared(b.CreateAdd(b.CreateMul(k, i32(N)), colB[r]), tb, offB), eb);
       next.push_back(intDot ? b.CreateAdd(cur[r], b.CreateMul(x, y))
                             : b.CreateIntrinsic(llvm::Intrinsic::fma, {accTy}, {x, y, cur[r]}));
     }

@@ -1,7 +1,8 @@
 // WgmmaToLLVM.cpp - dot lowering to Hopper warpgroup MMAs
 // (wgmma.mma_async, sm_90a, inline PTX: LLVM 19 has no intrinsics), for the
 // dots gpu::dotRunsOnWgmma admits (f16/bf16 in, f32 accumulator, whole
-// warpgroups, N 64 or 128, K a multiple of 64).
+// warpgroups, N 64 or 128 (256 with BM = 16 x num_warps), K a multiple of
+// 64; or f32 in as tf32, K a multiple of 32).
 //
 // Operands are staged from registers into shared memory in the layouts the
 // wgmma matrix descriptors read, both with the 128-byte swizzle (16-byte
@@ -14,6 +15,11 @@
 //     * 1024. Descriptor: LBO 1024 B (next 64 columns), SBO N / 64 * 1024 B
 //     (next 8 k), + 2 * SBO per k16 step (probed bit-exact on the H200:
 //     tests/gpu/probes/wgmma_mn_major.cu).
+// tf32 (m64nNk8): A as above with 32 tf32 a row; wgmma reads tf32 only
+// K-major, so b is staged transposed, from registers, element by element,
+// into the same K-major atoms (rows n: descriptor SBO 1024, + 32 B per k8
+// step, no transpose immediates); both operands rounded once (cvt.rna) as
+// they are staged, as on the mma.sync path.
 // Warpgroup q of G = W / 4 issues, for each of its m64 blocks q, q + G,
 // ..., K / 16 wgmma m64nNk16 into that block's N / 2 accumulator registers,
 // then commits and waits. The m64 block's D fragment gives warp w' of the
@@ -44,30 +50,62 @@ int64_t log2i(int64_t v) {
   return l;
 }
 
-/// Byte offsets, in an operand buffer, of the 16-byte chunk holding an
-/// element (see the file comment): A's row L goes to smem row R(L).
+/// The shared-memory operand layouts of one wgmma dot (see the file
+/// comment): element size, and whether B is K-major (tf32: wgmma reads tf32
+/// only K-major, so b is stored transposed) or N-major (f16/bf16). K-major
+/// rows are 128 bytes (128-byte swizzle); an f16/bf16 a of BK 32 fills half
+/// of each row (the MMAs read only that half), which keeps the one swizzle
+/// mode verified on the H200 (the 64-byte mode, tried with the descriptor
+/// as guessed, gave wrong results).
+struct Geometry {
+  int64_t M, N, K, esize;
+  bool bKMajor;
+  static constexpr int64_t rowBytes = 128;
+  static Geometry of(const ir::Op &dot) {
+    const ir::Type &a = dot.operands[0]->type;
+    bool tf32 = a.elem.scalar == Scalar::F32;
+    return Geometry{a.shape[0], dot.operands[1]->type.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
+  }
+  int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
+  int64_t bytes() const { return offB() + K * N * esize; }   ///< one buffer: a then b
+  int64_t offB() const { return M * aK() * esize; }
+  int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32
+};
+
+/// Byte offsets, in an operand buffer, of an element: A's row L goes to smem
+/// row R(L).
 struct Tiles {
   Emitter &e;
-  int64_t M, N, W;
+  Geometry g;
+  int64_t W;
   llvm::Value *i32(int64_t v) { return e.i32(v); }
+  /// Row r (of `rows`) and element k of a K-major operand: 8-row atoms of
+  /// 128-byte rows, atom (k / rowElems, r / 8); 16-byte chunk c of row r
+  /// stored at c ^ (r % 8).
+  llvm::Value *kMajor(llvm::Value *r, llvm::Value *k, int64_t rows) {
+    llvm::IRBuilder<> &b = e.b;
+    int64_t S = g.rowBytes, rowElems = S / g.esize, chunkElems = 16 / g.esize;
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateUDiv(k, i32(rowElems)), i32(rows / 8)), b.CreateLShr(r, i32(3)));
+    llvm::Value *r8 = b.CreateAnd(r, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateUDiv(b.CreateURem(k, i32(rowElems)), i32(chunkElems)), r8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(8 * S)), b.CreateMul(r8, i32(S))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateURem(k, i32(chunkElems)), i32(g.esize))));
+  }
   llvm::Value *offsetA(llvm::Value *L, llvm::Value *k) {
     llvm::IRBuilder<> &b = e.b;
     int64_t G = W / 4, lw = log2i(W);
-    llvm::Value *g = b.CreateAnd(L, i32(7));
+    llvm::Value *gg = b.CreateAnd(L, i32(7));
     llvm::Value *w = b.CreateAnd(b.CreateLShr(L, i32(3)), i32(W - 1));
     llvm::Value *hh = b.CreateLShr(L, i32(3 + lw));
     llvm::Value *blk = b.CreateAdd(b.CreateMul(b.CreateLShr(hh, i32(1)), i32(G)), b.CreateLShr(w, i32(2)));
     llvm::Value *R = b.CreateAdd(b.CreateAdd(b.CreateMul(blk, i32(64)), b.CreateMul(b.CreateAnd(w, i32(3)), i32(16))),
-                                 b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), g));
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(6)), i32(M / 8)), b.CreateLShr(R, i32(3)));
-    llvm::Value *r8 = b.CreateAnd(R, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(k, i32(3)), i32(7)), r8);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(r8, i32(128))),
-                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(k, i32(7)), i32(2))));
+                                 b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), gg));
+    return kMajor(R, k, g.M);
   }
   llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
+    if (g.bKMajor) return kMajor(n, k, g.N);
     llvm::IRBuilder<> &b = e.b;
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(N / 64)), b.CreateLShr(n, i32(6)));
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(g.N / 64)), b.CreateLShr(n, i32(6)));
     llvm::Value *k8 = b.CreateAnd(k, i32(7));
     llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
     return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
@@ -76,10 +114,7 @@ struct Tiles {
 };
 
 /// Bytes of one operand buffer (a then b) of a wgmma dot.
-int64_t operandBytes(const ir::Op &dot) {
-  int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
-  return M * K * 2 + K * N * 2;
-}
+int64_t operandBytes(const ir::Op &dot) { return Geometry::of(dot).bytes(); }
 
 } // namespace
 
@@ -90,7 +125,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
       !res->type.layout->equals(*gpu::wgmmaAccLayout(W)))
     return false;
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1], G = W / 4;
-  int64_t offB = M * K * 2, bytes = offB + K * N * 2;
+  const Geometry geo = Geometry::of(op);
+  int64_t offB = geo.offB(), bytes = geo.bytes();
+  bool tf32 = geo.esize == 4;
   auto piped = pipelinedWgmma.find(&op);
   bool inFlight = piped != pipelinedWgmma.end(), aliasScratch = inFlight && piped->second;
   if ((inFlight ? 2 : 1) * bytes > sharedLimit()) return false;
@@ -115,29 +152,38 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     beginSharedUse();
     base = smemBase();
   }
-  llvm::Type *half = memType(a->type.elem);
+  llvm::Type *elemTy = memType(a->type.elem);
 
   // ---- staging
-  Tiles tiles{*this, M, N, W};
+  Tiles tiles{*this, geo, W};
   auto offsetA = [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); };
   auto offsetB = [&](llvm::Value *k, llvm::Value *n) { return tiles.offsetB(k, n); };
-  // runs of up to 8 halves consecutive along the row stay inside one
-  // 16-byte chunk (they start at a multiple of their length)
-  auto stage = [&](ir::Value *v, int64_t off, const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
+  // runs of up to 16 bytes consecutive along the row stay inside one
+  // 16-byte chunk (they start at a multiple of their length); a transposed
+  // (K-major) b goes element by element. tf32 operands are rounded here,
+  // once (cvt.rna), as on the mma.sync path.
+  auto stage = [&](ir::Value *v, int64_t off, bool transposed,
+                   const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
     Dist d = dist(v->type);
     auto crd = coords(d);
     const Regs &r = regs(v);
-    size_t n = contiguousRun(d, 8, /*aligned=*/true);
+    size_t n = transposed ? 1 : contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true);
+    auto value = [&](size_t i) { return tf32 ? toTf32(r[i]) : r[i]; };
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
       if (n == 1) {
-        b.CreateAlignedStore(r[i], p, llvm::Align(2));
+        llvm::Value *x = value(i);
+        b.CreateAlignedStore(tf32 ? b.CreateBitCast(x, b.getInt32Ty()) : x, p, llvm::Align(uint64_t(geo.esize)));
         continue;
       }
-      llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(half, n));
-      for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, r[i + k], k);
-      b.CreateAlignedStore(vec, p, llvm::Align(n * 2));
+      llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
+      llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
+      for (size_t k = 0; k < n; ++k) {
+        llvm::Value *x = value(i + k);
+        vec = b.CreateInsertElement(vec, tf32 ? b.CreateBitCast(x, b.getInt32Ty()) : x, k);
+      }
+      b.CreateAlignedStore(vec, p, llvm::Align(n * uint64_t(geo.esize)));
     }
   };
   bool clean = smemClean;
@@ -146,8 +192,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
                  {b.getInt32(uint32_t(asyncDepth.at(&op) - 1))});
   } else {
-    stage(a, 0, offsetA);
-    stage(bv, offB, offsetB);
+    stage(a, 0, false, offsetA);
+    stage(bv, offB, geo.bKMajor, offsetB);
   }
   // in flight: the previous iteration's MMAs may still run; this
   // iteration's chain onto the same accumulator registers (wgmma orders
@@ -173,13 +219,20 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     return b.CreateOr(field, b.getInt64(fixed));
   };
   llvm::Value *q = b.CreateLShr(warp, i32(2));
-  // A of m64 block (mG + q), k16 step ks; B of step ks
+  // A of m64 block (mG + q), MMA k step ks (32 bytes of k each); B of step
+  // ks. K-major: 8-row atoms of S = 128 bytes (SBO 8 S), steps inside a
+  // row, rows of 128 bytes of k side by side (`rows` / 8 atoms apart).
+  int64_t S = geo.rowBytes, stepsPerRow = S / 32;
+  auto kMajorOff = [&](int64_t ks, int64_t rows) { return (ks / stepsPerRow) * (rows / 8) * 8 * S + (ks % stepsPerRow) * 32; };
   auto descA = [&](int64_t m, int64_t ks) {
     llvm::Value *blk = b.CreateAdd(q, i32(m * G));
-    llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 1024)), i32((ks / 4) * (M / 8) * 1024 + (ks % 4) * 32));
-    return desc(b.CreateAdd(addr, off), 16, 1024);
+    llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
+    return desc(b.CreateAdd(addr, off), 16, 8 * S);
   };
-  auto descB = [&](int64_t ks) { return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024); };
+  auto descB = [&](int64_t ks) {
+    if (geo.bKMajor) return desc(b.CreateAdd(addr, i32(offB + kMajorOff(ks, N))), 16, 8 * S);
+    return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024);
+  };
 
   // ---- accumulator registers per m64 block, in wgmma fragment order
   auto offs = gpu::regOffsets(*res->type.layout, res->type.shape);
@@ -199,8 +252,11 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   for (int64_t i = 0; i < perBlock; ++i) outs += i ? ",=f" : "=f";
   std::vector<llvm::Type *> fl(size_t(perBlock), b.getFloatTy());
   llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
-  std::string mmaText = fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;",
-                                    N, ty, ty, regList, 2 * perBlock, 2 * perBlock + 1);
+  // tf32: both operands K-major, no transpose immediates
+  std::string mmaText = tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, ${}, ${}, 1, 1, 1;",
+                                           N, regList, 2 * perBlock, 2 * perBlock + 1)
+                             : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;",
+                                           N, ty, ty, regList, 2 * perBlock, 2 * perBlock + 1);
   auto convergent = [](llvm::Value *call) {
     llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
     return call;
@@ -215,7 +271,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   for (int64_t m = 0; m < blocks; ++m) {
     Regs c;
     for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
-    for (int64_t ks = 0; ks < K / 16; ++ks) {
+    for (int64_t ks = 0; ks < K / geo.kStep(); ++ks) {
       std::vector<llvm::Value *> ins(c.begin(), c.end());
       ins.push_back(descA(m, ks));
       ins.push_back(descB(ks));
@@ -428,7 +484,7 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
 
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
-  int64_t M = dot.operands[0]->type.shape[0], N = dot.operands[1]->type.shape[1], bytes = operandBytes(dot);
+  int64_t bytes = operandBytes(dot);
   int depth = asyncDepth.at(&dot), ring = depth + 1;
   alignShared(1024);
   needShared(ring * bytes, load.loc,
@@ -439,8 +495,8 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   if (asyncIssued[&dot] == 0) beginSharedUse();
   llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
   llvm::Value *base = b.CreateGEP(b.getInt8Ty(), smemBase(),
-                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? M * dot.operands[0]->type.shape[1] * 2 : 0)));
-  Tiles tiles{*this, M, N, opts.numWarps};
+                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? Geometry::of(dot).offB() : 0)));
+  Tiles tiles{*this, Geometry::of(dot), opts.numWarps};
   ir::Value *res = load.result();
   ir::Type pt = res->type, mt = res->type;
   pt.elem = load.operands[0]->type.elem;

@@ -19,7 +19,7 @@ using ast::StmtKind;
 /// Matches a call's arguments against a @jit function's parameters the way
 /// bindLaunch does; `extraKeywords` are accepted besides (launch options).
 std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::CallExpr &c,
-                                        const std::set<std::string> &extraKeywords) {
+                                        const std::set<std::string> &extraKeywords, bool allowMissing = false) {
   if (c.args.size() > fn.params.size())
     return fmt::format("'{}' takes {} arguments but {} were given", fn.name, fn.params.size(), c.args.size());
   std::set<std::string> given;
@@ -30,9 +30,24 @@ std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::C
     if (!known) return fmt::format("'{}' has no parameter named '{}'", fn.name, k.name);
     if (!given.insert(k.name).second) return fmt::format("argument '{}' of '{}' given twice", k.name, fn.name);
   }
+  if (allowMissing) return std::nullopt;
   for (const ast::Param &p : fn.params)
     if (!given.count(p.name) && !p.defaultValue) return fmt::format("missing argument '{}' of '{}'", p.name, fn.name);
   return std::nullopt;
+}
+
+/// @triton.autotune / @triton.heuristics (host/Tuning.h) supply constexprs
+/// the launch does not pass.
+bool hasTuningDecorator(const ast::FunctionDef &fn) {
+  for (const ast::ExprPtr &d : fn.decorators) {
+    if (d->kind != ExprKind::Call) continue;
+    const ast::Expr *f = static_cast<const ast::CallExpr &>(*d).func.get();
+    std::string name = f->kind == ExprKind::Attribute ? static_cast<const ast::AttributeExpr &>(*f).attr
+                       : f->kind == ExprKind::Name    ? static_cast<const ast::NameExpr &>(*f).id
+                                                      : "";
+    if (name == "autotune" || name == "heuristics") return true;
+  }
+  return false;
 }
 
 /// Walks one function body. Kernels get name resolution; host code only
@@ -99,7 +114,7 @@ private:
         expr(*s.index);
         if (s.value->kind == ExprKind::Name)
           if (const ast::FunctionDef *k = prog_.kernel(static_cast<const ast::NameExpr &>(*s.value).id))
-            if (auto p = arityProblem(*k, c, {"num_warps", "num_stages"})) error(c.loc, *p);
+            if (auto p = arityProblem(*k, c, {"num_warps", "num_stages"}, hasTuningDecorator(*k))) error(c.loc, *p);
         return;
       }
       expr(*c.func);

@@ -35,15 +35,20 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
 bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   if (arch != "sm_90a" || !dotRunsOnTensorCores(op)) return false;
   const ir::Type &a = op.operands[0]->type, &r = op.result()->type;
-  if (a.elem.scalar != Scalar::F16 && a.elem.scalar != Scalar::BF16) return false;
+  bool half = a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16;
+  bool tf32 = a.elem.scalar == Scalar::F32;   // dotRunsOnTensorCores: input_precision "tf32"
+  if (!half && !tf32) return false;
   int64_t M = r.shape[0], N = r.shape[1], K = a.shape[1];
+  // K-major rows of 128 bytes (64 halves, 32 tf32) in 128-byte swizzle
+  // atoms; f16/bf16 BK 32 fills half of each row (WgmmaToLLVM)
+  bool kOk = half ? K % 64 == 0 || K == 32 : K % 32 == 0;
   // whole warpgroups, two 8-row repetitions per warp (each m64 block's
   // rows 16w + g and 16w + g + 8), B in 64-column swizzle atoms (the
   // descriptor strides probed on the H200: tests/gpu/probes), A in 64-k
   // atoms (128-byte rows); N 256 only while the accumulator stays within
   // 128 registers a thread (BM = 16 * num_warps: 128 x 256 on 8 warps)
   bool wide = N == 256 && M * N <= 128 * 32 * int64_t(numWarps);
-  return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128 || wide) && K % 64 == 0;
+  return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128 || wide) && kOk;
 }
 
 std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps) {

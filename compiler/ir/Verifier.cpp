@@ -464,9 +464,11 @@ private:
     numOperands(3, 3);
     numResults(1);
     const Type &a = operand(0), &b = operand(1), &c = operand(2);
-    if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2)
-      error("needs rank-2 operands");
-    if (a.shape[1] != b.shape[0] || c.shape[0] != a.shape[0] || c.shape[1] != b.shape[1])
+    int r = a.rank();   // 2, or 3 with a leading batch dimension
+    if ((r != 2 && r != 3) || b.rank() != r || c.rank() != r)
+      error("needs rank-2 operands, or rank-3 ones (batched)");
+    if (a.shape[r - 1] != b.shape[r - 2] || c.shape[r - 2] != a.shape[r - 2] || c.shape[r - 1] != b.shape[r - 1] ||
+        (r == 3 && (a.shape[0] != b.shape[0] || a.shape[0] != c.shape[0])))
       error(fmt::format("shapes do not compose: {} x {} + {}", printType(a), printType(b), printType(c)));
     if (a.elem != b.elem)
       error(fmt::format("inputs differ in element type: {} and {}", printType(a), printType(b)));

@@ -1,8 +1,10 @@
 // Builtins.cpp - the tl.* functions, tensor methods and the Python builtins
 // a kernel may call. Each builtin declares its Python signature once (a
 // string in kBuiltins) and gets its arguments matched against it.
+#include "sema/BuiltinsBlockPtr.h"
 #include "sema/BuiltinsMath.h"
 #include "sema/BuiltinsScan.h"
+#include "sema/BuiltinsShape.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -188,14 +190,17 @@ Val bZerosLike(Lowerer &L, CallArgs &a) {
 
 // ---- memory
 
-void rejectBlockPointerArgs(const CallArgs &a, size_t from) {
-  for (size_t i = from; i < a.vals.size(); ++i) {
-    if (!a.has(i)) continue;
-    const Val &v = a[i];
+/// boundary_check (and padding_option) belong to block pointers, as in
+/// Triton: with a pointer or a tensor of pointers they are errors.
+void rejectBlockPointerArgs(const CallArgs &a, size_t boundaryCheck, std::optional<size_t> padding) {
+  for (std::optional<size_t> i : {std::optional<size_t>(boundaryCheck), padding}) {
+    if (!i || !a.has(*i)) continue;
+    const Val &v = a[*i];
     bool empty = v.isConst() && ((std::holds_alternative<ConstTuple>(v.c.v) && std::get<ConstTuple>(v.c.v).empty()) ||
                                  (v.c.isStr() && std::get<std::string>(v.c.v).empty()));
-    if (!empty && i == from)
-      fail(a.locs[i], "boundary_check needs block pointers (tl.make_block_ptr), which are not supported yet");
+    if (!empty)
+      fail(a.locs[*i], fmt::format("{} needs a block pointer (tl.make_block_ptr); a pointer tensor is bounded with mask=",
+                                   *i == boundaryCheck ? "boundary_check" : "padding_option"));
   }
 }
 
@@ -219,8 +224,9 @@ static ir::Value *toMask(Lowerer &L, const Val &v, Location loc, const char *wha
 }
 
 Val bLoad(Lowerer &L, CallArgs &a) {
+  if (a[0].kind == Val::Kind::BlockPtr) return blockptr::load(L, a);
   ir::Value *ptr = pointerArg(L, a);
-  rejectBlockPointerArgs(a, 3);
+  rejectBlockPointerArgs(a, 3, 4);
   ir::Value *mask = nullptr, *other = nullptr;
   if (a.has(1)) {
     mask = toMask(L, a[1], a.locs[1], "load mask");
@@ -242,8 +248,9 @@ Val bLoad(Lowerer &L, CallArgs &a) {
 }
 
 Val bStore(Lowerer &L, CallArgs &a) {
+  if (a[0].kind == Val::Kind::BlockPtr) return blockptr::store(L, a);
   ir::Value *ptr = pointerArg(L, a);
-  rejectBlockPointerArgs(a, 3);
+  rejectBlockPointerArgs(a, 3, std::nullopt);
   ElemType elem = ElemType::of(ptr->type.elem.scalar);
   ir::Value *val = L.toIRAs(a[1], elem, a.locs[1]);
   ir::Value *mask = a.has(2) ? toMask(L, a[2], a.locs[2], "store mask") : nullptr;
@@ -270,9 +277,17 @@ Val bStore(Lowerer &L, CallArgs &a) {
 
 Val bDot(Lowerer &L, CallArgs &a) {
   ir::Value *x = tensorArg(L, a, 0), *y = tensorArg(L, a, 1);
-  if (x->type.rank() != 2 || y->type.rank() != 2)
-    fail(a.loc, fmt::format("dot needs 2-D operands, got {} and {}", x->type.str(), y->type.str()));
-  int64_t M = x->type.shape[0], K = x->type.shape[1], K2 = y->type.shape[0], N = y->type.shape[1];
+  // 2-D (M x K @ K x N) or batched 3-D (B x M x K @ B x K x N), as Triton
+  int rank = x->type.rank();
+  if ((rank != 2 && rank != 3) || y->type.rank() != rank)
+    fail(a.loc, fmt::format("dot needs 2-D or 3-D (batched) operands of one rank, got {} and {}", x->type.str(),
+                            y->type.str()));
+  if (rank == 3 && x->type.shape[0] != y->type.shape[0])
+    fail(a.loc, fmt::format("dot batch dimensions differ: {} @ {}", x->type.str(), y->type.str()));
+  int64_t M = x->type.shape[rank - 2], K = x->type.shape[rank - 1], K2 = y->type.shape[rank - 2],
+          N = y->type.shape[rank - 1];
+  std::vector<int64_t> accShape{M, N};
+  if (rank == 3) accShape.insert(accShape.begin(), x->type.shape[0]);
   if (K != K2)
     fail(a.loc, fmt::format("dot shape mismatch: {} @ {} (inner dimensions {} and {} differ)", x->type.str(),
                             y->type.str(), K, K2));
@@ -289,12 +304,13 @@ Val bDot(Lowerer &L, CallArgs &a) {
   ir::Value *acc;
   if (a.has(2)) {
     acc = irArg(L, a, 2, "acc");
-    if (acc->type.shape != std::vector<int64_t>{M, N})
-      fail(a.locs[2], fmt::format("dot accumulator must be {}x{}, got {}", M, N, acc->type.str()));
+    if (acc->type.shape != accShape)
+      fail(a.locs[2], fmt::format("dot accumulator must be {}{}x{}, got {}",
+                                  rank == 3 ? fmt::format("{}x", accShape[0]) : "", M, N, acc->type.str()));
     if (acc->type.elem.isPtr || (floatIn && !acc->type.elem.isFloat()))
       fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands", acc->type.str(), x->type.elem.str()));
   } else {
-    acc = makeFull(L, a, {M, N}, Val::constant(int64_t(0)), out).v;
+    acc = makeFull(L, a, accShape, Val::constant(int64_t(0)), out).v;
   }
   std::string prec = s == Scalar::F32 ? "tf32" : "ieee";
   if (a.has(4) && a[4].isConst() && a[4].c.isBool()) prec = std::get<bool>(a[4].c.v) && s == Scalar::F32 ? "tf32" : "ieee";
@@ -602,7 +618,23 @@ ConstValue constOnly(const CallArgs &a, size_t i) {
   return a[i].c;
 }
 
+/// min/max with a runtime argument: as in Triton's code generator, the
+/// builtins are tl.minimum / tl.maximum then (folded left to right).
+Val pyMinMaxRuntime(Lowerer &L, const CallArgs &a, bool isMax) {
+  if (a.varargs.empty() || a[0].kind == Val::Kind::Tuple)
+    fail(a.loc, fmt::format("{}() of runtime values needs at least two arguments", a.fnName));
+  Val acc = a[0];
+  for (const Val &v : a.varargs) {
+    auto [x, y] = L.promote(acc, v, a.loc);
+    acc = Val::ir(L.at(a.loc).binary(isMax ? OpKind::Max : OpKind::Min, x, y));
+  }
+  return acc;
+}
+
 Val pyMinMax(Lowerer &L, CallArgs &a, bool isMax) {
+  bool runtime = !a[0].isConst();
+  for (const Val &v : a.varargs) runtime |= !v.isConst();
+  if (runtime) return pyMinMaxRuntime(L, a, isMax);
   std::vector<ConstValue> vals;
   const ConstValue first = constOnly(a, 0);
   if (auto *t = std::get_if<ConstTuple>(&first.v); t && a.varargs.empty()) vals = *t;
@@ -688,6 +720,9 @@ const BuiltinDef kBuiltins[] = {
     {"tl.load", "pointer, mask=None, other=None, boundary_check=(), padding_option='', cache_modifier='', "
                 "eviction_policy='', volatile=False", bLoad},
     {"tl.store", "pointer, value, mask=None, boundary_check=(), cache_modifier='', eviction_policy=''", bStore},
+    // Block pointers (BuiltinsBlockPtr.cpp); tl.load/tl.store dispatch on them.
+    {"tl.make_block_ptr", "base, shape, strides, offsets, block_shape, order", blockptr::bMakeBlockPtr},
+    {"tl.advance", "base, offsets", blockptr::bAdvance},
     {"tl.dot", "input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, "
                "out_dtype=None", bDot},
     {"tl.where", "condition, x, y", bWhere},
@@ -737,6 +772,10 @@ const BuiltinDef kBuiltins[] = {
     {"tl.reshape tl.view", "input, *shape, can_reorder=False", bReshape},
     {"tl.trans", "input, *dims", bTrans},
     {"tl.permute", "input, *dims", bPermute},
+    // join, split, interleave (BuiltinsShape.cpp)
+    {"tl.join", "a, b", shapeJoin},
+    {"tl.split", "a", shapeSplit},
+    {"tl.interleave", "a, b", shapeInterleave},
     {"tl.multiple_of", "input, values", bHint},
     {"tl.max_contiguous", "input, values", bHint},
     {"tl.max_constancy", "input, values", bHint},

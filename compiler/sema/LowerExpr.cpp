@@ -194,6 +194,7 @@ std::string Lowerer::typeName(const Val &v) const {
   case Val::Kind::Tuple: return "tuple";
   case Val::Kind::Method: return "method '" + v.name + "'";
   case Val::Kind::Range: return "range";
+  case Val::Kind::BlockPtr: return "block pointer";
   }
   return "value";
 }
@@ -720,6 +721,7 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
     if (isBuiltinName("tl." + attr) || attr == "to") return Val::method(base, attr);
     fail(loc, fmt::format("tensor has no attribute '{}'", attr));
   }
+  if (base.kind == Val::Kind::BlockPtr && attr == "advance") return Val::method(base, attr);
   fail(loc, fmt::format("{} has no attribute '{}'", typeName(base), attr));
 }
 

@@ -6,6 +6,7 @@
 // statements after the `if` are lowered into each branch that falls
 // through, so every op after a return is control dependent on not having
 // returned. A function's return value is the pseudo-variable "$ret".
+#include "sema/BuiltinsBlockPtr.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -60,6 +61,9 @@ bool sameVal(const Val &a, const Val &b) {
   case Val::Kind::Namespace:
   case Val::Kind::Builtin: return a.name == b.name;
   case Val::Kind::JitFunction: return a.fn == b.fn;
+  case Val::Kind::BlockPtr:
+    if (!(a.c == b.c)) return false;
+    [[fallthrough]];
   case Val::Kind::Tuple:
     if (a.elts.size() != b.elts.size()) return false;
     for (size_t i = 0; i < a.elts.size(); ++i)
@@ -255,20 +259,9 @@ Flow Lowerer::lowerIf(const ast::IfStmt &s, const Cont &rest) {
   for (auto &[name, ev] : after[1])
     if (!after[0].count(name)) out.erase(name);
   std::vector<ir::Value *> yields[2];
-  for (const std::string &name : merged) {
-    Val v[2] = {after[0][name], after[1][name]};
-    if (v[0].kind == Val::Kind::Tuple || v[1].kind == Val::Kind::Tuple) {
-      if (name == kRet)
-        fail(s.loc, "returning tuples from different branches of a runtime if is not supported; assign them to variables first");
-      out.erase(name);
-      continue;
-    }
-    if (!(v[0].isIR() || isNumberConst(v[0])) || !(v[1].isIR() || isNumberConst(v[1]))) {
-      if (name == kRet)
-        fail(s.loc, fmt::format("the function returns {} on one path and {} on another", typeName(v[0]), typeName(v[1])));
-      out.erase(name); // differing compile-time objects: unusable after the if
-      continue;
-    }
+  // One scalar or tensor that differs between the branches becomes a result.
+  auto mergeLeaf = [&](const std::string &name, const Val &v0, const Val &v1) -> Val {
+    Val v[2] = {v0, v1};
     // The common type: an IR side wins; two numbers promote.
     ElemType t = v[0].isIR() ? valElemType(v[0]) : v[1].isIR() ? valElemType(v[1]) : valElemType(v[0]);
     if (!v[0].isIR() && !v[1].isIR() && (v[0].c.isFloat() || v[1].c.isFloat())) t = ElemType::of(Scalar::F32);
@@ -282,7 +275,39 @@ Flow Lowerer::lowerIf(const ast::IfStmt &s, const Cont &rest) {
                               iv[0]->type.str(), iv[1]->type.str()));
     yields[0].push_back(iv[0]);
     yields[1].push_back(iv[1]);
-    out[name] = Val::ir(ifOp->addResult(iv[0]->type));
+    return Val::ir(ifOp->addResult(iv[0]->type));
+  };
+  for (const std::string &name : merged) {
+    Val v[2] = {after[0][name], after[1][name]};
+    if (v[0].kind == Val::Kind::BlockPtr && v[1].kind == Val::Kind::BlockPtr && v[0].c == v[1].c) {
+      // Block pointers of one block_shape and order merge field by field
+      // (base, shape, strides, offsets): only the fields that differ become results.
+      Val m = v[0];
+      for (size_t k = 0; k < m.elts.size(); ++k)
+        if (!sameVal(v[0].elts[k], v[1].elts[k])) m.elts[k] = mergeLeaf(name, v[0].elts[k], v[1].elts[k]);
+      out[name] = m;
+      continue;
+    }
+    if (v[0].kind == Val::Kind::BlockPtr || v[1].kind == Val::Kind::BlockPtr) {
+      if (name == kRet)
+        fail(s.loc, "the function returns block pointers of different block shapes or orders (or not a block pointer) "
+                    "on different paths");
+      out.erase(name);
+      continue;
+    }
+    if (v[0].kind == Val::Kind::Tuple || v[1].kind == Val::Kind::Tuple) {
+      if (name == kRet)
+        fail(s.loc, "returning tuples from different branches of a runtime if is not supported; assign them to variables first");
+      out.erase(name);
+      continue;
+    }
+    if (!(v[0].isIR() || isNumberConst(v[0])) || !(v[1].isIR() || isNumberConst(v[1]))) {
+      if (name == kRet)
+        fail(s.loc, fmt::format("the function returns {} on one path and {} on another", typeName(v[0]), typeName(v[1])));
+      out.erase(name); // differing compile-time objects: unusable after the if
+      continue;
+    }
+    out[name] = mergeLeaf(name, v[0], v[1]);
   }
   for (int k = 0; k < 2; ++k) {
     b.setInsertionPointToEnd(blocks[k]);
@@ -304,33 +329,73 @@ std::vector<Val> Lowerer::fieldsOf(const std::vector<std::string> &names, Locati
 }
 
 namespace {
-/// Initial IR values of loop-carried names: constexpr numbers are
-/// materialized (i32 / f32 / i1), anything else compile-time is rejected.
-std::vector<ir::Value *> carriedInits(Lowerer &L, const std::vector<std::string> &names, Location loc) {
-  std::vector<ir::Value *> inits;
+/// One loop-carried IR value: a name's value (elt < 0), or one offset of the
+/// block pointer a name holds (elt indexes its elts; the rest of a block
+/// pointer stays fixed in the loop).
+struct Slot {
+  std::string name;
+  int elt = -1;
+};
+
+std::vector<Slot> carriedSlots(Lowerer &L, const std::vector<std::string> &names) {
+  std::vector<Slot> slots;
   for (const std::string &n : names) {
     const Val &v = L.scope.at(n);
+    if (v.kind != Val::Kind::BlockPtr) {
+      slots.push_back({n, -1});
+      continue;
+    }
+    for (int i = 0; i < blockptr::rank(v); ++i) slots.push_back({n, static_cast<int>(blockptr::offsetIndex(v, i))});
+  }
+  return slots;
+}
+
+Val &slotVal(std::map<std::string, Val> &scope, const Slot &s) {
+  Val &v = scope.at(s.name);
+  return s.elt < 0 ? v : v.elts[s.elt];
+}
+
+/// Initial IR values of loop-carried slots: constexpr numbers are
+/// materialized (i32 / f32 / i1; block-pointer offsets i32), anything else
+/// compile-time is rejected.
+std::vector<ir::Value *> carriedInits(Lowerer &L, const std::vector<Slot> &slots, Location loc) {
+  std::vector<ir::Value *> inits;
+  for (const Slot &s : slots) {
+    const Val &v = slotVal(L.scope, s);
     if (v.isIR()) { inits.push_back(v.v); continue; }
-    if (isNumberConst(v)) { inits.push_back(L.toIR(v, loc)); continue; }
-    fail(loc, fmt::format("'{}' holds {} and is reassigned in the loop; only numbers and tensors can be loop-carried",
-                          n, L.typeName(v)));
+    if (isNumberConst(v)) {
+      inits.push_back(s.elt < 0 ? L.toIR(v, loc) : L.toIRAs(v, ElemType::of(Scalar::I32), loc));
+      continue;
+    }
+    fail(loc, fmt::format("'{}' holds {} and is reassigned in the loop; only numbers, tensors and block pointers "
+                          "can be loop-carried", s.name, L.typeName(v)));
   }
   return inits;
 }
 
-std::vector<ir::Value *> carriedNext(Lowerer &L, const std::vector<std::string> &names,
-                                     const std::vector<ir::Value *> &inits, Location loc) {
+std::vector<ir::Value *> carriedNext(Lowerer &L, const std::vector<Slot> &slots, const std::vector<ir::Value *> &inits,
+                                     const std::map<std::string, Val> &before, Location loc) {
   std::vector<ir::Value *> next;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const Val &v = L.scope.at(names[i]);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const std::string &name = slots[i].name;
+    const Val &whole = L.scope.at(name);
+    if (slots[i].elt >= 0 && !blockptr::sameFrame(whole, before.at(name)))
+      fail(loc, whole.kind == Val::Kind::BlockPtr
+                    ? fmt::format("block pointer '{}' gets a different base, shape, strides, block_shape or order in "
+                                  "the loop; only its offsets can change (tl.advance)", name)
+                    : fmt::format("loop-carried block pointer '{}' becomes {} in the loop body", name, L.typeName(whole)));
+    if (slots[i].elt < 0 && whole.kind == Val::Kind::BlockPtr)
+      fail(loc, fmt::format("loop-carried '{}' becomes a block pointer in the loop body; create it before the loop",
+                            name));
+    const Val &v = slotVal(L.scope, slots[i]);
     ir::Value *x = v.isIR() ? v.v : isNumberConst(v) ? L.toIRAs(v, inits[i]->type.elem, loc) : nullptr;
-    if (!x) fail(loc, fmt::format("loop-carried '{}' becomes {} in the loop body", names[i], L.typeName(v)));
+    if (!x) fail(loc, fmt::format("loop-carried '{}' becomes {} in the loop body", name, L.typeName(v)));
     if (x->type != inits[i]->type && !x->type.isTensor() && !inits[i]->type.isTensor() && v.isConst())
       x = L.castTo(x, inits[i]->type.elem, loc);
     if (x->type != inits[i]->type)
       fail(loc, fmt::format("loop-carried variable '{}' enters the loop as {} but the body makes it {}; "
                             "initialize it with that type (e.g. tl.zeros(shape, dtype))",
-                            names[i], inits[i]->type.str(), x->type.str()));
+                            name, inits[i]->type.str(), x->type.str()));
     next.push_back(x);
   }
   return next;
@@ -356,24 +421,25 @@ void Lowerer::lowerFor(const ast::ForStmt &s) {
   for (int k = 0; k < 3; ++k) bounds[k] = toIRAs(range.elts[k], t, s.iter->loc);
   std::vector<std::string> names = carriedNames(s.body);
   names.erase(std::remove(names.begin(), names.end(), iv), names.end());
-  std::vector<ir::Value *> inits = carriedInits(*this, names, s.loc);
+  std::vector<Slot> slots = carriedSlots(*this, names);
+  std::vector<ir::Value *> inits = carriedInits(*this, slots, s.loc);
   std::vector<ir::Value *> operands{bounds[0], bounds[1], bounds[2]};
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op *forOp = at(s.loc).create(OpKind::For, operands, {});
   ir::Block *body = forOp->regions[0]->block.get();
   std::map<std::string, Val> before = scope;
   scope[iv] = Val::ir(body->addArg(ir::Type::scalar(t)));
-  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(body->addArg(inits[i]->type));
+  for (size_t i = 0; i < slots.size(); ++i) slotVal(scope, slots[i]) = Val::ir(body->addArg(inits[i]->type));
   bool wasInLoop = inRuntimeLoop;
   inRuntimeLoop = true;
   b.setInsertionPointToEnd(body);
   lowerBlock(s.body);
-  std::vector<ir::Value *> next = carriedNext(*this, names, inits, s.loc);
+  std::vector<ir::Value *> next = carriedNext(*this, slots, inits, before, s.loc);
   at(s.loc).yield(next);
   inRuntimeLoop = wasInLoop;
   b.setInsertionPointToEnd(forOp->parent);
   scope = std::move(before);
-  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(forOp->addResult(inits[i]->type));
+  for (size_t i = 0; i < slots.size(); ++i) slotVal(scope, slots[i]) = Val::ir(forOp->addResult(inits[i]->type));
 }
 
 void Lowerer::lowerWhile(const ast::WhileStmt &s) {
@@ -385,15 +451,15 @@ void Lowerer::lowerWhile(const ast::WhileStmt &s) {
   if (b.block() == probeBlock)
     while (probeBlock->ops.size() > probeMark) probeBlock->ops.pop_back();
   if (first.isConst() && !isTruthyConst(first, s.loc)) return;
-  std::vector<std::string> names = carriedNames(s.body);
-  std::vector<ir::Value *> inits = carriedInits(*this, names, s.loc);
+  std::vector<Slot> slots = carriedSlots(*this, carriedNames(s.body));
+  std::vector<ir::Value *> inits = carriedInits(*this, slots, s.loc);
   ir::Op *w = at(s.loc).create(OpKind::While, inits, {});
   ir::Block *condB = w->regions[0]->block.get(), *bodyB = w->regions[1]->block.get();
   std::map<std::string, Val> before = scope;
   std::vector<ir::Value *> condArgs;
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (size_t i = 0; i < slots.size(); ++i) {
     condArgs.push_back(condB->addArg(inits[i]->type));
-    scope[names[i]] = Val::ir(condArgs.back());
+    slotVal(scope, slots[i]) = Val::ir(condArgs.back());
   }
   b.setInsertionPointToEnd(condB);
   Val test = lowerExpr(*s.test);
@@ -402,16 +468,16 @@ void Lowerer::lowerWhile(const ast::WhileStmt &s) {
   condOps.insert(condOps.end(), condArgs.begin(), condArgs.end());
   at(s.loc).create(OpKind::Condition, condOps, {});
   scope = before;
-  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(bodyB->addArg(inits[i]->type));
+  for (size_t i = 0; i < slots.size(); ++i) slotVal(scope, slots[i]) = Val::ir(bodyB->addArg(inits[i]->type));
   bool wasInLoop = inRuntimeLoop;
   inRuntimeLoop = true;
   b.setInsertionPointToEnd(bodyB);
   lowerBlock(s.body);
-  at(s.loc).yield(carriedNext(*this, names, inits, s.loc));
+  at(s.loc).yield(carriedNext(*this, slots, inits, before, s.loc));
   inRuntimeLoop = wasInLoop;
   b.setInsertionPointToEnd(w->parent);
   scope = std::move(before);
-  for (size_t i = 0; i < names.size(); ++i) scope[names[i]] = Val::ir(w->addResult(inits[i]->type));
+  for (size_t i = 0; i < slots.size(); ++i) slotVal(scope, slots[i]) = Val::ir(w->addResult(inits[i]->type));
 }
 
 void Lowerer::lowerStaticFor(const ast::ForStmt &s, const Val &range) {
@@ -466,7 +532,11 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
       if (!p.defaultValue) fail(c.loc, fmt::format("'{}' missing required argument '{}'", fn.name, p.name));
       args[i] = Val::constant(evalConst(*p.defaultValue));
     }
-    if (Program::isConstexprParam(p) && !args[i]->isConst())
+    // Triton decides constexpr-ness of a helper's arguments by their values,
+    // not its annotations: its fused-attention tutorial passes tensors
+    // (offs_m) to `tl.constexpr` parameters. A runtime scalar there is
+    // still an error (almost always a forgotten constexpr at the caller).
+    if (Program::isConstexprParam(p) && args[i]->isIR() && !args[i]->isTensor())
       fail(i < c.args.size() ? c.args[i]->loc : c.loc,
            fmt::format("argument '{}' of '{}' is tl.constexpr but got a runtime {}", p.name, fn.name, typeName(*args[i])));
     callee[p.name] = *args[i];

@@ -17,15 +17,17 @@ namespace tile::sema {
 
 /// What a name or expression denotes while lowering: a compile-time value,
 /// an IR value (scalar or tensor), a namespace such as `tl`, a builtin, a
-/// @jit function, a tuple of any of these, or a method bound to a receiver.
+/// @jit function, a tuple of any of these, a method bound to a receiver, or
+/// a block pointer (tl.make_block_ptr; layout in BuiltinsBlockPtr.h).
 struct Val {
-  enum class Kind { Const, IR, Namespace, Builtin, JitFunction, Tuple, Method, Range };
+  enum class Kind { Const, IR, Namespace, Builtin, JitFunction, Tuple, Method, Range, BlockPtr };
   Kind kind = Kind::Const;
   ConstValue c;                        ///< Const
   ir::Value *v = nullptr;              ///< IR
   std::string name;                    ///< Namespace path / Builtin / Method name
   const ast::FunctionDef *fn = nullptr;///< JitFunction
-  std::vector<Val> elts;               ///< Tuple elements; Method: [receiver]; Range: [start, end, step]
+  std::vector<Val> elts;               ///< Tuple elements; Method: [receiver]; Range: [start, end, step];
+                                       ///< BlockPtr: [base, shape..., strides..., offsets...]
   bool staticRange = false;            ///< Range from tl.static_range
 
   static Val constant(ConstValue c) { Val x; x.kind = Kind::Const; x.c = std::move(c); return x; }

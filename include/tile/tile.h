@@ -29,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -216,6 +217,27 @@ struct LaunchOptions {
 /// Constexpr (and keyword) arguments by name: {{"BLOCK", 64}, ...}.
 using NamedArgs = std::vector<std::pair<std::string, Arg>>;
 
+/// Triton's META, what a grid function sees: every argument of the launch
+/// by parameter name, the values an @triton.autotune config and
+/// @triton.heuristics chose, and num_warps / num_stages.
+class Meta {
+public:
+  explicit Meta(NamedArgs values) : values_(std::move(values)) {}
+  /// The value named `name`, or null.
+  const Arg *find(const std::string &name) const;
+  /// The integer named `name` (a bool counts as 0 or 1); an Error when it
+  /// is absent or not an integer.
+  int64_t operator[](const std::string &name) const;
+  const NamedArgs &values() const { return values_; }
+
+private:
+  NamedArgs values_;
+};
+
+/// A grid computed from META: `[&](const tile::Meta &m) { return tile::Grid(cdiv(n, m["BLOCK"])); }`
+/// (Triton's `lambda META: (triton.cdiv(n, META['BLOCK']),)`).
+using GridFunction = std::function<Grid(const Meta &)>;
+
 /// What one specialization of a kernel compiled to (Kernel::compile).
 struct CompiledInfo {
   /// The specialization: "*f32:16,*f32:16,i32,BLOCK=64" (":16": divisible
@@ -235,6 +257,9 @@ struct CompiledInfo {
   /// and the dynamic shared memory a launch of it must pass.
   uint64_t cuFunction = 0;
   int dynamicSharedBytes = 0;
+  /// Kernels with @triton.autotune: the config this specialization runs
+  /// ("BLOCK=64, num_warps=4, num_stages=3"); empty otherwise.
+  std::string config;
 };
 
 /// One @triton.jit kernel of a Program. Cheap to copy; keeps its program alive.
@@ -249,15 +274,37 @@ public:
   /// Kernels of Context::loadCompiled take the runtime arguments only (the
   /// constexprs and num_warps were fixed by tilec compile): each is
   /// checked against the compiled signature, divisibility included.
+  ///
+  /// Kernels with @triton.autotune / @triton.heuristics (docs/language.md,
+  /// "Launch options, autotune, heuristics") are tuned here too: the
+  /// heuristics' values are computed at every launch and passed as their
+  /// constexprs; the first launch for a tuning key (the values of the
+  /// `key` arguments and the dtypes of the tensor arguments) runs every
+  /// config and keeps the fastest, in memory and, on the GPU, in the disk
+  /// cache. The config's num_warps / num_stages replace options'. Passing
+  /// a tuned constexpr explicitly is an Error.
   void launch(Grid grid, const std::vector<Arg> &args, const NamedArgs &constexprs = {},
               const LaunchOptions &options = {}) const;
+  /// The same with a grid computed from META: any callable taking a
+  /// `const Meta &` and returning a Grid (a GridFunction). For tuned
+  /// kernels META holds the chosen config: the grid is computed once per
+  /// config while tuning.
+  template <typename F, typename = std::enable_if_t<std::is_invocable_r_v<Grid, F &, const Meta &>>>
+  void launch(F &&grid, const std::vector<Arg> &args, const NamedArgs &constexprs = {},
+              const LaunchOptions &options = {}) const {
+    launchGridFunction(GridFunction(std::forward<F>(grid)), args, constexprs, options);
+  }
   /// Compiles (or finds in the caches) the specialization a launch with
-  /// these arguments would run, without running it (Triton's warmup).
+  /// these arguments would run, without running it (Triton's warmup). For
+  /// an autotuned kernel: every config is compiled; the info is the tuned
+  /// config's when this key was tuned already, else the first config's.
   CompiledInfo compile(const std::vector<Arg> &args, const NamedArgs &constexprs = {},
                        const LaunchOptions &options = {}) const;
 
 private:
   friend class Program;
+  void launchGridFunction(const GridFunction &grid, const std::vector<Arg> &args, const NamedArgs &constexprs,
+                          const LaunchOptions &options) const;
   Kernel(std::shared_ptr<detail::ProgramImpl> prog, std::string name, detail::KernelState *state)
       : prog_(std::move(prog)), name_(std::move(name)), state_(state) {}
   std::shared_ptr<detail::ProgramImpl> prog_;

@@ -58,6 +58,12 @@ public:
 
   /// Calls any callable value (host function, lambda, builtin, kernel grid).
   Value call(const Value &fn, CallArgs &args);
+  /// For decorator arguments (host/Tuning.h), instead of run(): binds the
+  /// module's imports, defs and assignments (a failing assignment leaves
+  /// its name unbound), nothing else.
+  void declareModule();
+  /// Evaluates an expression in the module scope.
+  Value evalInModule(const ast::Expr &e) { return eval(e, *module_); }
   std::ostream &out() { return *opts_.out; }
   const sema::Program &program() const { return prog_; }
   Launcher &launcher() { return launcher_; }
@@ -130,6 +136,8 @@ int64_t toIndex(const Value &v, const char *what);
 
 /// Fills the builtin table (zeros, print, assert_close, dtypes, ...).
 void installBuiltins(std::map<std::string, Value> &table);
+/// triton.Config (host/Tuning.cpp).
+void addTuningBuiltins(std::map<std::string, Value> &table);
 /// t.attr: shape, dtype, T, reshape, sum, ...; HostError when unknown.
 Value tensorAttribute(const Tensor &t, const std::string &attr);
 /// list.append, dict.get/keys/values/items; HostError when unknown.

@@ -635,6 +635,7 @@ void installBuiltins(std::map<std::string, Value> &table) {
   addMath(table);
   addCreation(table);
   addPython(table);
+  addTuningBuiltins(table);
   for (const char *m : {"torch", "triton", "tl", "np", "numpy", "tile", "math"})
     table[m] = ModuleVal{m};
 }

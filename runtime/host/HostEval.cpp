@@ -106,6 +106,25 @@ int Evaluator::run() {
   return 0;
 }
 
+void Evaluator::declareModule() {
+  Value ret;
+  for (const StmtPtr &s : prog_.module->body) {
+    switch (s->kind) {
+    case StmtKind::Import:
+    case StmtKind::ImportFrom:
+    case StmtKind::FunctionDef:
+    case StmtKind::Assign:
+      try {
+        if (s->kind == StmtKind::Assign) execAssign(static_cast<const AssignStmt &>(*s), *module_, true);
+        else exec(*s, *module_, ret);
+      } catch (const CompileError &) {
+      }
+      break;
+    default: break;
+    }
+  }
+}
+
 void Evaluator::checkInterrupt(Location loc) const {
   if (opts_.interrupt && opts_.interrupt->load())
     fail(loc, "interrupted");

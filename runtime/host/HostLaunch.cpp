@@ -2,8 +2,11 @@
 // launch arguments, resolves the grid (a tuple, an int, or a callable of
 // META) and hands the request to the Launcher.
 #include "host/Evaluator.h"
+#include "host/Tuning.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace tile::host {
 
@@ -84,12 +87,22 @@ Value metaDict(const KernelGridVal &kg, const CallArgs &args) {
   return meta;
 }
 
-std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
+using MetaExtras = std::vector<std::pair<std::string, sema::ConstValue>>;
+
+std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, const CallArgs &args,
+                                   const MetaExtras &extras = {}) {
   Value g = *kg.grid;
   if (g.is<FunctionVal>() || g.is<BuiltinVal>()) {
     CallArgs c;
     c.loc = kg.gridLoc;
-    c.args = {metaDict(kg, args)};
+    Value meta = metaDict(kg, args);
+    auto &items = *meta.as<DictVal>().items;
+    for (const auto &[name, value] : extras) {
+      auto same = [&](const std::pair<Value, Value> &kv) { return kv.first.as<std::string>() == name; };
+      items.erase(std::remove_if(items.begin(), items.end(), same), items.end());
+      items.emplace_back(Value(name), fromConstValue(value));
+    }
+    c.args = {meta};
     c.argLocs = {kg.gridLoc};
     g = ev.call(g, c);
   }
@@ -110,15 +123,31 @@ std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, CallA
                                  "(nothing would run)", repr(g)));
   return grid;
 }
+
+LaunchRequest::TensorShape shapeOf(const Value &v) {
+  if (!v.is<Tensor>()) return {};
+  const Tensor &t = v.as<Tensor>();
+  return {t.shape(), t.strides()};
+}
+
 } // namespace
 
 void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
   LaunchRequest req;
   req.kernel = kg.def;
   req.loc = args.loc;
-  req.grid = resolveGrid(ev, kg, args);
-  for (size_t i = 0; i < args.args.size(); ++i)
+  req.tuned = hasTuningDecorators(*kg.def);
+  if (req.tuned && (kg.grid->is<FunctionVal>() || kg.grid->is<BuiltinVal>())) {
+    // The grid reads the tuned values (META['BLOCK']): the launcher calls
+    // it once it has chosen them.
+    req.gridFn = [&ev, kg, args](const MetaExtras &extras) { return resolveGrid(ev, kg, args, extras); };
+  } else {
+    req.grid = resolveGrid(ev, kg, args);
+  }
+  for (size_t i = 0; i < args.args.size(); ++i) {
     req.positional.push_back(toArgValue(args.args[i], args.argLocs[i], fmt::format("argument {}", i + 1)));
+    req.positionalShapes.push_back(shapeOf(args.args[i]));
+  }
   for (size_t i = 0; i < args.kwargs.size(); ++i) {
     const auto &[name, v] = args.kwargs[i];
     if (name == "num_warps") {
@@ -130,6 +159,7 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
       continue;
     }
     req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
+    req.keywordShapes.push_back(shapeOf(v));
   }
   req.flops = ev.pendingWork().flops;
   req.bytes = ev.pendingWork().bytes;

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,20 @@ struct LaunchRequest {
   /// bytes=) just before: tilec bench turns it into TFLOP/s and GB/s. 0: not
   /// given.
   double flops = 0, bytes = 0;
+  /// The kernel has @triton.autotune or @triton.heuristics (host/Tuning.h):
+  /// the launcher adds the tuned constexprs, which the arguments lack.
+  bool tuned = false;
+  /// A tuned kernel's callable grid: the grid from the META entries the
+  /// tuning adds (the config's and heuristics' values, num_warps,
+  /// num_stages) to the arguments'; `grid` is unused then.
+  std::function<std::array<int64_t, 3>(const std::vector<std::pair<std::string, sema::ConstValue>> &)> gridFn;
+  /// Per positional / keyword argument: a tensor's shape and strides in
+  /// elements (empty for other values), so that a launcher can pass the
+  /// whole tensor (autotune's reset_to_zero / restore_value act on it).
+  struct TensorShape {
+    std::vector<int64_t> shape, strides;
+  };
+  std::vector<TensorShape> positionalShapes, keywordShapes;
 };
 
 class Launcher {

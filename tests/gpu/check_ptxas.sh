@@ -43,6 +43,13 @@ lesson2_matmul.tile|matmul_kernel|*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32,i32,
 lesson2_matmul.tile|matmul_kernel|*fp16,*fp16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D N_ITERS=5 -D BLOCK_M=16 -D BLOCK_N=16 -D BLOCK_K=16|4
 lesson2_matmul.tile|matmul_kernel|*bf16,*bf16,*fp32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D N_ITERS=2 -D BLOCK_M=16 -D BLOCK_N=16 -D BLOCK_K=16|4
 lesson2_matmul.tile|transpose_kernel|*fp32,*fp32,i32,i32,i32,i32,i32,i32|-D BLOCK_M=16 -D BLOCK_N=16|4
+dropout.tile|seeded_dropout_kernel|*fp32:16,*fp32:16,i32,fp32,i32|-D BLOCK=1024|4
+layernorm.tile|layernorm_fwd_kernel|*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,fp32|-D BLOCK_SIZE=1024|4
+layernorm.tile|layernorm_fwd_kernel|*fp16:16,*fp16:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,fp32|-D BLOCK_SIZE=512|4
+matmul_grouped.tile|grouped_matmul_kernel|*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32:1,i32,i32:1,i32,i32:1|-D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 -D GROUP_SIZE_M=8 -D ACTIVATION=leaky_relu|4
+matmul_grouped.tile|grouped_matmul_kernel|*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D BLOCK_M=32 -D BLOCK_N=16 -D BLOCK_K=32 -D GROUP_SIZE_M=4 -D ACTIVATION=|4
+flash_attention.tile|_attn_fwd|*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32,i32:16|-D HEAD_DIM=64 -D BLOCK_M=64 -D BLOCK_N=32 -D STAGE=3 -D EVEN_N=True|4
+flash_attention.tile|_attn_fwd|*fp16,*fp16,*fp16,fp32,*fp32,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D HEAD_DIM=32 -D BLOCK_M=32 -D BLOCK_N=16 -D STAGE=1 -D EVEN_N=False|4
 TABLE
 [ "$FAILED" = 0 ] && echo "all $COUNT kernels assembled"
 exit $FAILED

@@ -4,6 +4,7 @@
 #include "ApiLauncher.h"
 
 #include "Bridge.h"
+#include "Internal.h"
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 
 namespace tile::tools {
 
@@ -105,6 +107,40 @@ LaunchOptions launchOptions(const host::LaunchRequest &req, bool async = false) 
 
 Grid gridOf(const host::LaunchRequest &req) { return Grid(req.grid[0], req.grid[1], req.grid[2]); }
 
+/// A META entry as a host value (tensors have none: the grid function's
+/// own arguments hold them).
+std::optional<sema::ConstValue> metaValue(const Arg &a) {
+  const Arg::Value &v = a.value();
+  if (const int64_t *i = std::get_if<int64_t>(&v)) return sema::ConstValue(*i);
+  if (const double *d = std::get_if<double>(&v)) return sema::ConstValue(*d);
+  if (const bool *b = std::get_if<bool>(&v)) return sema::ConstValue(*b);
+  if (const std::string *str = std::get_if<std::string>(&v)) return sema::ConstValue(*str);
+  if (const DType *d = std::get_if<DType>(&v)) return sema::ConstValue(sema::DTypeValue{ElemType::of(detail::toScalar(*d))});
+  if (std::get_if<std::nullptr_t>(&v)) return sema::ConstValue(sema::NoneValue{});
+  return std::nullopt;
+}
+
+/// Launches req's kernel: with its grid, or, for a tuned kernel's callable
+/// grid, with a grid function that hands the host program's grid the META
+/// entries the tuning added.
+void launchRequest(const Kernel &k, const host::LaunchRequest &req, const std::vector<Arg> &positional,
+                   const NamedArgs &keywords, const LaunchOptions &lo) {
+  if (!req.gridFn) return k.launch(gridOf(req), positional, keywords, lo);
+  GridFunction fn = [&](const Meta &meta) {
+    std::vector<std::pair<std::string, sema::ConstValue>> extras;
+    for (size_t i = 0; i < meta.values().size(); ++i) {
+      const auto &[name, value] = meta.values()[i];
+      bool passed = i < positional.size();
+      for (const auto &kw : req.keywords) passed = passed || kw.first == name;
+      if (passed) continue;
+      if (std::optional<sema::ConstValue> c = metaValue(value)) extras.emplace_back(name, *c);
+    }
+    std::array<int64_t, 3> g = req.gridFn(extras);
+    return Grid(g[0], g[1], g[2]);
+  };
+  k.launch(fn, positional, keywords, lo);
+}
+
 } // namespace
 
 ApiLauncher::ApiLauncher(ApiLaunchOptions opts)
@@ -124,22 +160,33 @@ Program &ApiLauncher::programFor(const sema::Program &prog, Context &ctx,
   return cache.emplace(&prog, detail::Bridge::program(ctx, view)).first->second;
 }
 
+/// The shape and strides a tensor argument is handed to the API with: a
+/// zero-element view at its address is all an ordinary launch needs (its
+/// address and dtype); a tuned kernel's reset_to_zero / restore_value act
+/// on the whole tensor.
+static std::pair<Shape, Shape> viewOf(const host::LaunchRequest &req, bool keyword, size_t i) {
+  const auto &shapes = keyword ? req.keywordShapes : req.positionalShapes;
+  if (!req.tuned || i >= shapes.size() || shapes[i].shape.empty()) return {Shape{0}, Shape{}};
+  return {shapes[i].shape, shapes[i].strides};
+}
+
 ApiLauncher::ApiArgs ApiLauncher::hostArgs(const host::LaunchRequest &req, Context &ctx) {
-  auto arg = [&](const sema::ArgValue &a) {
-    // Host tensors are registered interpreter memory: a zero-element view
-    // at the address is all a launch needs (its address and dtype).
-    if (a.isPointer) return Arg(ctx.fromAddress(a.address, {0}, detail::Bridge::dtypeOf(a.elem)));
-    return scalarArg(a, req.loc);
+  auto arg = [&](const sema::ArgValue &a, bool keyword, size_t i) {
+    // Host tensors are registered interpreter memory.
+    if (!a.isPointer) return scalarArg(a, req.loc);
+    auto [shape, strides] = viewOf(req, keyword, i);
+    return Arg(ctx.fromAddress(a.address, shape, detail::Bridge::dtypeOf(a.elem), strides));
   };
   ApiArgs out;
-  for (const sema::ArgValue &a : req.positional) out.positional.push_back(arg(a));
-  for (const auto &[name, a] : req.keywords) out.keywords.emplace_back(name, arg(a));
+  for (size_t i = 0; i < req.positional.size(); ++i) out.positional.push_back(arg(req.positional[i], false, i));
+  for (size_t i = 0; i < req.keywords.size(); ++i)
+    out.keywords.emplace_back(req.keywords[i].first, arg(req.keywords[i].second, true, i));
   return out;
 }
 
 ApiLauncher::ApiArgs ApiLauncher::deviceArgs(const host::LaunchRequest &req) {
   ApiArgs out;
-  auto arg = [&](const sema::ArgValue &a) {
+  auto arg = [&](const sema::ArgValue &a, bool keyword, size_t i) {
     if (!a.isPointer) return scalarArg(a, req.loc);
     interp::MemoryRegion r;
     uint64_t addr = a.address;
@@ -154,17 +201,20 @@ ApiLauncher::ApiArgs ApiLauncher::deviceArgs(const host::LaunchRequest &req) {
     }
     out.mirrors.push_back(it->second.get());
     uint64_t dev = it->second->device.devicePtr() + (addr - r.base);
-    return Arg(ctx_.fromAddress(dev, {0}, detail::Bridge::dtypeOf(a.elem)));
+    auto [shape, strides] = viewOf(req, keyword, i);
+    return Arg(ctx_.fromAddress(dev, shape, detail::Bridge::dtypeOf(a.elem), strides));
   };
-  for (const sema::ArgValue &a : req.positional) out.positional.push_back(arg(a));
-  for (const auto &[name, a] : req.keywords) out.keywords.emplace_back(name, arg(a));
+  for (size_t i = 0; i < req.positional.size(); ++i) out.positional.push_back(arg(req.positional[i], false, i));
+  for (size_t i = 0; i < req.keywords.size(); ++i)
+    out.keywords.emplace_back(req.keywords[i].first, arg(req.keywords[i].second, true, i));
   return out;
 }
 
 void ApiLauncher::launch(const sema::Program &prog, const host::LaunchRequest &req) {
   // Bound here first for errors located at the launch in the host program
-  // (the API locates them at the kernel).
-  sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
+  // (the API locates them at the kernel). A tuned kernel's arguments lack
+  // the tuned constexprs until the API has chosen them.
+  if (!req.tuned) sema::bindLaunch(prog, *req.kernel, req.positional, req.keywords, req.loc);
   try {
     if (opts_.gpu) launchOnGpu(prog, req);
     else launchOnInterpreter(prog, req);
@@ -178,14 +228,14 @@ void ApiLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
 void ApiLauncher::launchOnInterpreter(const sema::Program &prog, const host::LaunchRequest &req) {
   Kernel k = programFor(prog, ctx_, programs_).kernel(req.kernel->name);
   ApiArgs args = hostArgs(req, ctx_);
-  if (opts_.benchRepeats <= 0) return k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
+  if (opts_.benchRepeats <= 0) return launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
   // tilec bench on the interpreter: one wall-clock timing of the
   // interpretation, the compile done before it.
   std::fflush(stdout);
   progress_.update(fmt::format("bench: launch {}: {} on the interpreter", launches_ + 1, req.kernel->name), 0, 0);
   k.compile(args.positional, args.keywords, launchOptions(req));
   auto t0 = std::chrono::steady_clock::now();
-  k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
+  launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   progress_.clear();
   fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{} (CPU interpreter, not a GPU time)\n",
@@ -201,8 +251,8 @@ void ApiLauncher::launchOnGpu(const sema::Program &prog, const host::LaunchReque
   std::vector<std::string> before;
   if (checkCtx_)
     for (Mirror *m : args.mirrors) before.emplace_back(reinterpret_cast<const char *>(m->host.base), m->host.bytes);
-  k.launch(gridOf(req), args.positional, args.keywords, launchOptions(req));
-  if (opts_.benchRepeats > 0 && benchmark(k, req, args, launchOptions(req, true)) < 0.05)
+  launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
+  if (opts_.benchRepeats > 0 && benchmark(k, req, args, launchOptions(req, true)) < 0.05 && !req.tuned)
     measureLaunchOverhead(prog, k, req, args, launchOptions(req, true)); // only tiny kernels: else it measures the queue
   for (Mirror *m : args.mirrors)
     if (m->host.bytes) m->device.copyToHost(reinterpret_cast<void *>(m->host.base), m->host.bytes);
@@ -276,7 +326,7 @@ float ApiLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, co
   // and clocks.
   cuda::Driver &drv = *cuda::Driver::get();
   Grid grid = gridOf(req);
-  auto once = [&] { k.launch(grid, args.positional, args.keywords, lo); };
+  auto once = [&] { launchRequest(k, req, args.positional, args.keywords, lo); };
   for (int i = 0; i < 5; ++i) once();
   ctx_.synchronize();
   std::vector<float> ms;
@@ -294,9 +344,10 @@ float ApiLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, co
   std::sort(ms.begin(), ms.end());
   float median = ms[ms.size() / 2];
   CompiledInfo info = k.compile(args.positional, args.keywords, lo);
-  fmt::print("bench: {} grid=({},{},{}) warps={} regs={} smem={} median_ms={:.5f} min_ms={:.5f} reps={}{}\n",
-             req.kernel->name, grid.x, grid.y, grid.z, req.numWarps, info.registers, info.sharedBytes, median,
-             ms.front(), ms.size(), workColumns(req, median));
+  fmt::print("bench: {} grid=({},{},{}) warps={} regs={} smem={} median_ms={:.5f} min_ms={:.5f} reps={}{}{}\n",
+             req.kernel->name, grid.x, grid.y, grid.z, info.numWarps, info.registers, info.sharedBytes, median,
+             ms.front(), ms.size(), workColumns(req, median),
+             info.config.empty() ? "" : fmt::format(" config=({})", info.config));
   std::fflush(stdout);
   return median;
 }
@@ -312,7 +363,7 @@ void ApiLauncher::checkAgainstInterpreter(const sema::Program &prog, const host:
     std::memcpy(reinterpret_cast<void *>(mirrors[i]->host.base), before[i].data(), before[i].size());
   Kernel k = programFor(prog, *checkCtx_, checkPrograms_).kernel(req.kernel->name);
   ApiArgs host = hostArgs(req, *checkCtx_);
-  k.launch(gridOf(req), host.positional, host.keywords, launchOptions(req));
+  launchRequest(k, req, host.positional, host.keywords, launchOptions(req));
   // The pointer arguments, in the order deviceArgs mirrored them.
   std::vector<Scalar> elems;
   for (const sema::ArgValue &a : req.positional)

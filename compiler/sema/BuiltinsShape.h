@@ -1,0 +1,22 @@
+// BuiltinsShape.h - internal to sema: tl.join, tl.split and tl.interleave
+// (also as tensor methods). They lower to existing IR ops (expand_dims,
+// broadcast, select, reduce, reshape), so the interpreter and the GPU back
+// end need nothing new. Builtins.cpp lists them in its table;
+// BuiltinsShape.cpp implements them.
+#pragma once
+
+#include "sema/Lowerer.h"
+
+namespace tile::sema {
+
+/// tl.join(a, b): a and b broadcast to one shape S, result S + [2] with
+/// r[..., 0] = a and r[..., 1] = b (two scalars give a tensor of shape [2]).
+Val shapeJoin(Lowerer &L, CallArgs &a);
+/// tl.split(a): a's last dimension must be 2; returns the tuple
+/// (a[..., 0], a[..., 1]) (two scalars when a has shape [2]).
+Val shapeSplit(Lowerer &L, CallArgs &a);
+/// tl.interleave(a, b): join(a, b) with its last two dimensions merged, so
+/// the elements of a and b alternate along the last axis.
+Val shapeInterleave(Lowerer &L, CallArgs &a);
+
+} // namespace tile::sema
