@@ -553,6 +553,16 @@ Val bCast(Lowerer &L, CallArgs &a) {
   return Val::ir(L.at(a.loc).bitcast(x, t));
 }
 
+/// tl.pointer_type(element_ty, address_space=1): the dtype of pointers to
+/// element_ty (global memory only), for int <-> pointer casts.
+Val bPointerType(Lowerer &, CallArgs &a) {
+  ElemType t = constDType(a, 0);
+  if (t.isPtr) fail(a.locs[0], "not supported: pointers to pointers (tl.pointer_type of a pointer type)");
+  if (a.has(1) && !(a[1].isConst() && a[1].c.isInt() && std::get<int64_t>(a[1].c.v) == 1))
+    fail(a.locs[1], "not supported: address spaces other than 1 (global memory)");
+  return Val::constant(DTypeValue{ElemType::ptrTo(t.scalar)});
+}
+
 Val bConstexpr(Lowerer &L, CallArgs &a) {
   if (!a[0].isConst()) fail(a.locs[0], "tl.constexpr needs a compile-time value");
   return a[0];
@@ -780,6 +790,7 @@ const BuiltinDef kBuiltins[] = {
     {"tl.max_contiguous", "input, values", bHint},
     {"tl.max_constancy", "input, values", bHint},
     {"tl.cast", "input, dtype, fp_downcast_rounding=None, bitcast=False", bCast},
+    {"tl.pointer_type", "element_ty, address_space=1", bPointerType},
     {"tl.constexpr", "value", bConstexpr},
     {"tl.range", "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "
                  "flatten=False, warp_specialize=False", bRange},

@@ -89,10 +89,7 @@ struct PhiloxConsts {
   uint64_t keyA, keyB, roundA, roundB;
 };
 
-PhiloxConsts philoxConsts(int bits) {
-  if (bits == 32) return {0x9E3779B9ULL, 0xBB67AE85ULL, 0xD2511F53ULL, 0xCD9E8D57ULL};
-  return {0x9E3779B97F4A7C15ULL, 0xBB67AE8584CAA73BULL, 0xD2E7470EE14C6C93ULL, 0xCA5A826395121157ULL};
-}
+constexpr PhiloxConsts kPhilox4x32{0x9E3779B9ULL, 0xBB67AE85ULL, 0xD2511F53ULL, 0xCD9E8D57ULL};
 
 struct Philox4 {
   ir::Value *c[4];
@@ -107,9 +104,13 @@ int64_t roundsArg(const CallArgs &a, size_t i) {
   return n;
 }
 
-/// The offsets as the unsigned counter type (u32 or u64) and the key from
-/// the seed, as Triton's philox(): the seed goes to uint64 first; 32-bit
-/// counters take its low and high words, 64-bit ones the whole seed and 0.
+/// Philox4x32 as Triton 3.6's randint4x / philox(): the counter is
+/// (low word of the offset, its high word for 64-bit offsets else 0, 0, 0),
+/// the key the low and high words of the seed as uint64; the four blocks
+/// are uint32 whatever the offset width (32-bit offsets matched Triton 3.6
+/// bit for bit on the H200, bench/gpu/triton_random.tile, where Triton's
+/// 64-bit-offset blocks came out uint32 too; older Tritons ran Philox4x64
+/// on 64-bit offsets).
 Philox4 philoxRun(Lowerer &L, const CallArgs &a) {
   ir::Value *off = valueArg(L, a, 1, "offset");
   ElemType ot = off->type.elem;
@@ -124,20 +125,16 @@ Philox4 philoxRun(Lowerer &L, const CallArgs &a) {
     fail(a.locs[0], fmt::format("the seed of {} must be an integer scalar, got {}", a.fnName, seed->type.str()));
   int64_t rounds = roundsArg(a, 2);
   auto &b = L.at(a.loc);
-  ElemType ut = unsignedOf(bits);
+  ElemType ut = unsignedOf(bits), u32 = ElemType::of(Scalar::U32);
   ir::Value *seed64 = L.castTo(seed, ElemType::of(Scalar::U64), a.loc);
-  ir::Value *k0, *k1;
-  if (bits == 32) {
-    k0 = b.cast(seed64, ut);
-    k1 = b.cast(b.binary(OpKind::Shr, seed64, b.constantInt(32, seed64->type)), ut);
-  } else {
-    k0 = seed64;
-    k1 = b.constantInt(0, seed64->type);
-  }
-  ir::Value *c0 = ot == ut ? off : b.bitcast(off, ut);
+  ir::Value *k0 = b.cast(seed64, u32);
+  ir::Value *k1 = b.cast(b.binary(OpKind::Shr, seed64, b.constantInt(32, seed64->type)), u32);
+  ir::Value *offU = ot == ut ? off : b.bitcast(off, ut);
+  ir::Value *c0 = bits == 32 ? offU : b.cast(offU, u32);
   ir::Value *zero = b.constantInt(0, c0->type);
-  ir::Value *c1 = zero, *c2 = zero, *c3 = zero;
-  PhiloxConsts k = philoxConsts(bits);
+  ir::Value *c1 = bits == 32 ? zero : b.cast(b.binary(OpKind::Shr, offU, b.constantInt(32, offU->type)), u32);
+  ir::Value *c2 = zero, *c3 = zero;
+  const PhiloxConsts &k = kPhilox4x32;
   ir::Value *A = constLike(b, c0, k.roundA), *B = constLike(b, c0, k.roundB);
   ir::Value *keyA = constLike(b, k0, k.keyA), *keyB = constLike(b, k0, k.keyB);
   auto spread = [&](ir::Value *key) { return c0->type.isTensor() ? b.splat(key, c0->type.shape) : key; };
@@ -153,17 +150,16 @@ Philox4 philoxRun(Lowerer &L, const CallArgs &a) {
   return {{c0, c1, c2, c3}};
 }
 
-/// Triton's uint_to_uniform_float: read as signed, fold negatives with
-/// -x - 1 (= ~x), then times the largest scale keeping the result below 1.
+/// Triton's uint_to_uniform_float on uint32 blocks: read as signed, fold
+/// negatives with -x - 1 (= ~x), then times the largest scale keeping the
+/// result below 1.
 ir::Value *uniformFloat(Lowerer &L, ir::Value *x, Location loc) {
   auto &b = L.at(loc);
-  bool wide = bitWidth(x->type.elem.scalar) == 64;
-  ir::Value *s = b.bitcast(x, ElemType::of(wide ? Scalar::I64 : Scalar::I32));
+  ir::Value *s = b.bitcast(x, ElemType::of(Scalar::I32));
   ir::Value *neg = b.cmp("lt", s, b.constantInt(0, s->type));
   s = b.select(neg, b.unary(OpKind::Not, s), s);
   ir::Value *f = b.cast(s, ElemType::of(Scalar::F32));
-  double scale = wide ? 1.0842020432385337e-19 : 4.6566127342e-10;
-  return b.binary(OpKind::Mul, f, b.constantFloat(static_cast<float>(scale), f->type));
+  return b.binary(OpKind::Mul, f, b.constantFloat(4.6566127342e-10f, f->type));
 }
 
 /// Box-Muller as Triton's pair_uniform_to_normal: (r cos th, r sin th).

@@ -22,8 +22,9 @@ Val mathFdiv(Lowerer &L, CallArgs &a);
 /// tl.umulhi: the high half of the unsigned product of two integers.
 Val mathUmulhi(Lowerer &L, CallArgs &a);
 
-/// tl.randint4x(seed, offset, n_rounds=10): Philox4x32-10 (Philox4x64 for
-/// 64-bit offsets) exactly as Triton's random.py; four unsigned tensors.
+/// tl.randint4x(seed, offset, n_rounds=10): Philox4x32-10 exactly as Triton
+/// 3.6's random.py (64-bit offsets: their two words as the counter); four
+/// uint32 tensors.
 Val randRandint4x(Lowerer &L, CallArgs &a);
 /// tl.randint: the first block of randint4x.
 Val randRandint(Lowerer &L, CallArgs &a);

@@ -236,8 +236,23 @@ ir::Value *Lowerer::toIR(const Val &v, Location loc, const char *what) {
 
 ir::Value *Lowerer::castTo(ir::Value *v, ElemType elem, Location loc) {
   if (v->type.elem == elem) return v;
-  if (v->type.elem.isPtr != elem.isPtr)
-    fail(loc, fmt::format("cannot convert {} to {} (use bitcast=True for pointer casts)", v->type.elem.str(), elem.str()));
+  if (v->type.elem.isPtr != elem.isPtr) {
+    // as Triton: 64-bit ints <-> pointers (ptrtoint / inttoptr), a pointer
+    // to i1 is `!= 0`; other int widths are an error here
+    const ElemType &other = elem.isPtr ? v->type.elem : elem;
+    bool wide = other.scalar == Scalar::I64 || other.scalar == Scalar::U64;
+    if (!elem.isPtr && elem.scalar == Scalar::I1) {
+      ir::Value *bits = at(loc).bitcast(v, ElemType::of(Scalar::I64));
+      return at(loc).cast(bits, elem);
+    }
+    if (!other.isInt() || !wide)
+      fail(loc, fmt::format("cannot convert {} to {} (pointers convert to and from 64-bit integers only)",
+                            v->type.elem.str(), elem.str()));
+    ElemType viaBits = ElemType::of(Scalar::I64);
+    if (elem.isPtr) return at(loc).bitcast(other.scalar == Scalar::I64 ? v : at(loc).bitcast(v, viaBits), elem);
+    ir::Value *bits = at(loc).bitcast(v, viaBits);
+    return other.scalar == Scalar::I64 ? bits : at(loc).bitcast(bits, elem);
+  }
   if (elem.isPtr) return at(loc).bitcast(v, elem);
   return at(loc).cast(v, elem);
 }

@@ -2,7 +2,10 @@
 """random_ref.py - prints the reference values that tests/gpu/random.tile
 checks tl.randint4x / tl.rand against. It is an independent transcription of
 Triton's python/triton/language/random.py (philox_impl, philox, randint4x,
-uint_to_uniform_float) in plain Python integers, masked to 32 or 64 bits:
+uint_to_uniform_float) as of Triton 3.6, in plain Python integers: always
+Philox4x32; a 64-bit offset's low and high words are the first two counter
+words (Triton 3.6's source; 32-bit offsets also checked against Triton
+3.6 itself on the H200 with bench/gpu/triton_random.tile):
 
     python3 tests/gpu/random_ref.py
 """
@@ -12,7 +15,6 @@ M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
 CONSTS = {
     32: (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57),
-    64: (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B, 0xD2E7470EE14C6C93, 0xCA5A826395121157),
 }
 
 
@@ -32,24 +34,22 @@ def philox_impl(c0, c1, c2, c3, k0, k1, bits, n_rounds=10):
 
 def randint4x(seed, offset, bits=32, n_rounds=10):
     seed &= M64                      # seed.to(tl.uint64): sign-extends, then wraps
-    if bits == 32:
-        k0, k1 = seed & M32, (seed >> 32) & M32
-    else:
-        k0, k1 = seed, 0
-    c0 = offset & ((1 << bits) - 1)  # offset.to(uint, bitcast=True)
-    return philox_impl(c0, 0, 0, 0, k0, k1, bits, n_rounds)
+    k0, k1 = seed & M32, (seed >> 32) & M32
+    offset &= (1 << bits) - 1        # the offset's two's-complement bits
+    c0 = offset & M32                # offset.to(tl.uint32)
+    c1 = (offset >> 32) & M32 if bits == 64 else 0
+    return philox_impl(c0, c1, 0, 0, k0, k1, 32, n_rounds)
 
 
 def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-def uniform(x, bits=32):
-    signed = x - (1 << bits) if x >> (bits - 1) else x
+def uniform(x):
+    signed = x - (1 << 32) if x >> 31 else x
     if signed < 0:
         signed = -signed - 1
-    scale = f32(4.6566127342e-10) if bits == 32 else f32(1.0842020432385337e-19)
-    return f32(f32(float(signed)) * scale)
+    return f32(f32(float(signed)) * f32(4.6566127342e-10))
 
 
 if __name__ == "__main__":
@@ -57,4 +57,4 @@ if __name__ == "__main__":
                                 (-7, (3, 5), 32), (42, (0, 1, 2 ** 40 + 3), 64)):
         for off in offsets:
             r = randint4x(seed, off, bits)
-            print(f"seed={seed} offset={off} bits={bits}: randint4x={list(r)} rand={uniform(r[0], bits)!r}")
+            print(f"seed={seed} offset={off} bits={bits}: randint4x={list(r)} rand={uniform(r[0])!r}")
