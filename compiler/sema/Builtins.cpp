@@ -563,6 +563,13 @@ Val bPointerType(Lowerer &, CallArgs &a) {
   return Val::constant(DTypeValue{ElemType::ptrTo(t.scalar)});
 }
 
+/// tl.assume(cond): a hint for the optimizer; tile takes nothing from it
+/// (the condition is still evaluated for its errors).
+Val bAssume(Lowerer &L, CallArgs &a) {
+  if (!a[0].isConst()) L.toCondition(a[0], a.locs[0], "assume condition");
+  return Val::constant(ConstValue());
+}
+
 Val bConstexpr(Lowerer &L, CallArgs &a) {
   if (!a[0].isConst()) fail(a.locs[0], "tl.constexpr needs a compile-time value");
   return a[0];
@@ -791,6 +798,11 @@ const BuiltinDef kBuiltins[] = {
     {"tl.max_constancy", "input, values", bHint},
     {"tl.cast", "input, dtype, fp_downcast_rounding=None, bitcast=False", bCast},
     {"tl.pointer_type", "element_ty, address_space=1", bPointerType},
+    {"tl.cat", "input, other, can_reorder=False", shapeCat},
+    {"tl.flip", "x, dim=None", shapeFlip},
+    {"tl.ravel", "x, can_reorder=False", shapeRavel},
+    {"tl.swizzle2d", "i, j, size_i, size_j, size_g", shapeSwizzle2d},
+    {"tl.assume", "cond", bAssume},
     {"tl.constexpr", "value", bConstexpr},
     {"tl.range", "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "
                  "flatten=False, warp_specialize=False", bRange},

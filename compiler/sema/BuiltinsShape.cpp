@@ -8,7 +8,11 @@
 //               included) in the other, then a sum over the last axis
 //               (a sum of one value and one zero is exact in any order);
 //               pointers go through int64 bits;
-//   interleave: join, then a reshape merging the last two dimensions.
+//   interleave: join, then a reshape merging the last two dimensions;
+//   cat:        join, the new axis moved to the front, merged with dim 0;
+//   flip:       the axis moved last and cut into binary digits (2 x 2 x
+//               ...), each digit's halves swapped (split, join the other
+//               way round): every index bit flipped is i -> n - 1 - i.
 #include "sema/BuiltinsShape.h"
 
 #include <fmt/format.h>
@@ -104,6 +108,115 @@ Val shapeInterleave(Lowerer &L, CallArgs &a) {
   std::vector<int64_t> shape(j->type.shape.begin(), j->type.shape.end() - 2);
   shape.push_back(2 * j->type.shape[j->type.rank() - 2]);
   return Val::ir(L.at(a.loc).reshape(j, shape));
+}
+
+namespace {
+
+/// order moving axis `from` of a rank-r tensor to position `to`.
+std::vector<int64_t> moveAxis(int64_t r, int64_t from, int64_t to) {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < r; ++i)
+    if (i != from) order.push_back(i);
+  order.insert(order.begin() + to, from);
+  return order;
+}
+
+std::vector<int64_t> inverse(const std::vector<int64_t> &order) {
+  std::vector<int64_t> inv(order.size());
+  for (size_t i = 0; i < order.size(); ++i) inv[size_t(order[i])] = int64_t(i);
+  return inv;
+}
+
+ir::Value *permuteIfNeeded(Lowerer &L, ir::Value *x, const std::vector<int64_t> &order, Location loc) {
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] != int64_t(i)) return L.at(loc).permute(x, order);
+  return x;
+}
+
+int64_t axisArg(const CallArgs &a, size_t i, int64_t rank, int64_t dflt) {
+  if (!a.has(i) || (a[i].isConst() && a[i].c.isNone())) return dflt;
+  if (!a[i].isConst() || !a[i].c.isInt()) fail(a.locs[i], fmt::format("{}: dim must be a constexpr integer", a.fnName));
+  int64_t d = std::get<int64_t>(a[i].c.v);
+  if (d < 0) d += rank;
+  if (d < 0 || d >= rank) fail(a.locs[i], fmt::format("{}: dim {} out of range for rank {}", a.fnName, d, rank));
+  return d;
+}
+
+} // namespace
+
+Val shapeCat(Lowerer &L, CallArgs &a) {
+  if (!a[0].isTensor() || !a[1].isTensor())
+    fail(a.loc, fmt::format("cat needs two tensors, got {} and {}", L.typeName(a[0]), L.typeName(a[1])));
+  ir::Value *x = a[0].v, *y = a[1].v;
+  if (x->type.shape != y->type.shape)
+    fail(a.loc, fmt::format("not supported: cat of tensors of different shapes ({} and {})", x->type.str(),
+                            y->type.str()));
+  ir::Value *j = joinValues(L, a, x, y);   // S + [2]
+  int64_t r = j->type.rank();
+  ir::Value *front = L.at(a.loc).permute(j, moveAxis(r, r - 1, 0));   // [2] + S
+  std::vector<int64_t> shape(x->type.shape);
+  shape[0] *= 2;
+  return Val::ir(L.at(a.loc).reshape(front, shape));
+}
+
+Val shapeFlip(Lowerer &L, CallArgs &a) {
+  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("flip needs a tensor, got {}", L.typeName(a[0])));
+  ir::Value *x = a[0].v;
+  ElemType elem = x->type.elem;
+  if (elem.isPtr || elem.scalar == Scalar::I1)
+    fail(a.locs[0], fmt::format("not supported: flip of {} tensors (numbers only)", elem.str()));
+  int64_t r = x->type.rank(), d = axisArg(a, 1, r, r - 1), n = x->type.shape[size_t(d)];
+  if (n == 1) return Val::ir(x);
+  int64_t k = 0;
+  while ((int64_t(1) << k) < n) ++k;
+  if ((int64_t(1) << k) != n) fail(a.locs[0], fmt::format("flip needs a power-of-two length, got {}", n));
+  std::vector<int64_t> toLast = moveAxis(r, d, r - 1);
+  ir::Value *y = permuteIfNeeded(L, x, toLast, a.loc);
+  std::vector<int64_t> lastShape = y->type.shape, bits(lastShape.begin(), lastShape.end() - 1);
+  bits.insert(bits.end(), size_t(k), 2);
+  y = L.at(a.loc).reshape(y, bits);
+  int64_t rb = int64_t(bits.size());
+  for (int64_t bit = r - 1; bit < rb; ++bit) {
+    std::vector<int64_t> order = moveAxis(rb, bit, rb - 1);
+    ir::Value *z = permuteIfNeeded(L, y, order, a.loc);
+    ir::Value *first = firstHalfMask(L, z->type.shape, a.loc);
+    ir::Value *lo = splitHalf(L, z, first, 0, a.loc), *hi = splitHalf(L, z, first, 1, a.loc);
+    z = joinValues(L, a, hi, lo);
+    y = permuteIfNeeded(L, z, inverse(order), a.loc);
+  }
+  y = L.at(a.loc).reshape(y, lastShape);
+  return Val::ir(permuteIfNeeded(L, y, inverse(toLast), a.loc));
+}
+
+Val shapeRavel(Lowerer &L, CallArgs &a) {
+  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("ravel needs a tensor, got {}", L.typeName(a[0])));
+  ir::Value *x = a[0].v;
+  if (x->type.rank() == 1) return Val::ir(x);
+  return Val::ir(L.at(a.loc).reshape(x, {x->type.numElements()}));
+}
+
+Val shapeSwizzle2d(Lowerer &L, CallArgs &a) {
+  using ast::BinOpKind;
+  Location loc = a.loc;
+  auto op = [&](BinOpKind k, const Val &x, const Val &y) { return L.binaryOp(k, x, y, loc); };
+  const Val &i = a[0], &j = a[1], &sizeI = a[2], &sizeJ = a[3];
+  Val sizeG = a[4];
+  Val ij = op(BinOpKind::Add, op(BinOpKind::Mul, i, sizeJ), j);
+  Val sizeGJ = op(BinOpKind::Mul, sizeG, sizeJ);
+  Val groupId = op(BinOpKind::FloorDiv, ij, sizeGJ);
+  Val offI = op(BinOpKind::Mul, groupId, sizeG);
+  Val rest = op(BinOpKind::Sub, sizeI, offI);
+  // core.minimum(size_i - off_i, size_g)
+  if (rest.isConst() && sizeG.isConst())
+    sizeG = std::get<int64_t>(rest.c.v) < std::get<int64_t>(sizeG.c.v) ? rest : sizeG;
+  else {
+    auto [x, y] = L.promote(rest, sizeG, loc);   // promoted and broadcast, as tl.minimum
+    sizeG = Val::ir(L.at(loc).binary(OpKind::Min, x, y));
+  }
+  ij = op(BinOpKind::Mod, ij, sizeGJ);
+  Val newI = op(BinOpKind::Add, offI, op(BinOpKind::Mod, ij, sizeG));
+  Val newJ = op(BinOpKind::FloorDiv, ij, sizeG);
+  return Val::tuple({newI, newJ});
 }
 
 } // namespace tile::sema

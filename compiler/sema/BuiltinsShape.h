@@ -1,4 +1,5 @@
-// BuiltinsShape.h - internal to sema: tl.join, tl.split and tl.interleave
+// BuiltinsShape.h - internal to sema: tl.join, tl.split, tl.interleave,
+// tl.cat, tl.flip, tl.ravel and tl.swizzle2d
 // (also as tensor methods). They lower to existing IR ops (expand_dims,
 // broadcast, select, reduce, reshape), so the interpreter and the GPU back
 // end need nothing new. Builtins.cpp lists them in its table;
@@ -18,5 +19,17 @@ Val shapeSplit(Lowerer &L, CallArgs &a);
 /// tl.interleave(a, b): join(a, b) with its last two dimensions merged, so
 /// the elements of a and b alternate along the last axis.
 Val shapeInterleave(Lowerer &L, CallArgs &a);
+/// tl.cat(a, b, can_reorder=False): a and b (one dtype, equal shapes but
+/// for dim 0) concatenated along dim 0, exactly in order (Triton allows a
+/// reordering; the ordered result is one of those it allows).
+Val shapeCat(Lowerer &L, CallArgs &a);
+/// tl.flip(x, dim=None): x reversed along dim (the last one by default), a
+/// power of two long: each bit of the index flipped by swapping halves.
+Val shapeFlip(Lowerer &L, CallArgs &a);
+/// tl.ravel(x): x reshaped to one dimension, in row-major order.
+Val shapeRavel(Lowerer &L, CallArgs &a);
+/// tl.swizzle2d(i, j, size_i, size_j, size_g): Triton's grouped reordering
+/// of a 2-D index, in Triton's arithmetic (ints, `//` and `%`, minimum).
+Val shapeSwizzle2d(Lowerer &L, CallArgs &a);
 
 } // namespace tile::sema

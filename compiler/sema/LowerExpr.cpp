@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include <cmath>
 #include <limits>
 
@@ -688,6 +690,29 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
   return Val::ir(v);
 }
 
+/// Names that Triton's language has and tile does not, with what they are:
+/// a `not supported` diagnostic instead of "no attribute" (docs/language.md
+/// lists what is supported).
+static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
+  static const std::map<std::string, const char *> tl = {
+      {"histogram", "histograms"}, {"sort", "sorting"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
+      {"inline_asm_elementwise", "inline assembly"}, {"debug_barrier", "explicit barriers"},
+      {"make_tensor_descriptor", "TMA tensor descriptors"}, {"load_tensor_descriptor", "TMA tensor descriptors"},
+      {"store_tensor_descriptor", "TMA tensor descriptors"}, {"tensor_descriptor", "TMA tensor descriptors"},
+      {"dot_scaled", "scaled (microscaling) dots"}, {"float8e4nv", "fp8 types"}, {"float8e5", "fp8 types"},
+      {"float8e4b8", "fp8 types"}, {"float8e4b15", "fp8 types"}, {"float8e5b16", "fp8 types"},
+      {"philox", "the raw Philox generator; use tl.randint4x"}, {"philox_impl", "the raw Philox generator; use tl.randint4x"},
+      {"pair_uniform_to_normal", "random helpers; use tl.randn"}, {"uint_to_uniform_float", "random helpers; use tl.rand"},
+      {"map_elementwise", "elementwise maps"}, {"range_with_hints", "loop hints"}, {"condition", "loop hints"},
+      {"num_threads", "thread-level queries"}, {"num_warps", "warp-level queries"}, {"reduce_or", "or-reductions"},
+      {"bfloat16x2", "packed types"}};
+  if (ns == "tl") {
+    auto it = tl.find(attr);
+    return it == tl.end() ? nullptr : it->second;
+  }
+  return nullptr;
+}
+
 Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc) {
   if (base.kind == Val::Kind::Namespace) {
     const std::string &ns = base.name;
@@ -703,10 +728,14 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
       return Val::constant(DTypeValue{ElemType::of(*s)});
     std::string q = ns + "." + attr;
     if (isBuiltinName(q)) return Val::builtin(q);
+    if (ns == "tl.math" && !isBuiltinName("tl." + attr))
+      fail(loc, fmt::format("not supported: libdevice.{} (tile has the tl.* math functions and tanh, pow)", attr));
     if (ns == "tl.math") return getAttribute(Val::ns("tl"), attr, loc);
     if (ns == "tl" && isBuiltinName("tl.math." + attr))
       fail(loc, fmt::format("module 'triton.language' has no attribute '{}'; use tl.extra.cuda.libdevice.{}",
                             attr, attr));
+    if (const char *what = notSupportedTritonName(ns, attr))
+      fail(loc, fmt::format("not supported: {}.{} ({})", ns == "tl.math" ? "libdevice" : ns, attr, what));
     fail(loc, fmt::format("module '{}' has no attribute '{}'", ns == "tl" ? "triton.language" : ns, attr));
   }
   if (base.isConst()) {

@@ -158,6 +158,11 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
       req.numStages = launchOption(v, args.kwLocs[i], "num_stages");
       continue;
     }
+    if (name == "num_ctas") {   // accepted as Triton's default; clusters are not supported
+      if (launchOption(v, args.kwLocs[i], "num_ctas") != 1)
+        fail(args.kwLocs[i], "not supported: num_ctas other than 1 (thread block clusters)");
+      continue;
+    }
     req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
     req.keywordShapes.push_back(shapeOf(v));
   }
