@@ -3,6 +3,7 @@
 #include "ir/Verifier.h"
 #include "transforms/CSE.h"
 #include "transforms/Canonicalize.h"
+#include "transforms/CombineDotAdd.h"
 #include "transforms/ConstantFold.h"
 #include "transforms/DCE.h"
 
@@ -15,6 +16,7 @@ namespace tile::transforms {
 const std::vector<Pass> &allPasses() {
   static const std::vector<Pass> passes{
       {"canonicalize", ir::canonicalize},
+      {"combine-dot-add", ir::combineDotAdd},
       {"constant-fold", ir::constantFold},
       {"cse", ir::cse},
       {"dce", ir::dce},
@@ -114,7 +116,7 @@ std::string PassManager::timingReport() const {
 
 void addDefaultPipeline(PassManager &pm) {
   std::vector<Pass> passes;
-  for (const char *name : {"canonicalize", "constant-fold", "cse", "dce"})
+  for (const char *name : {"canonicalize", "combine-dot-add", "constant-fold", "cse", "dce"})
     passes.push_back(*lookupPass(name));
   pm.addFixpoint(std::move(passes), 8);
 }
