@@ -346,6 +346,7 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Broadcast: return emitBroadcast(op);
   case OpKind::ExpandDims: return emitExpandDims(op);
   case OpKind::Reshape: case OpKind::Permute: case OpKind::ConvertLayout: return emitViaShared(op);
+  case OpKind::Hint: return define(op.result(), regs(op.operands[0]));   // identity; AxisInfo read it
   case OpKind::Load: return emitLoad(op);
   case OpKind::Store: return emitStore(op);
   case OpKind::Dot: return emitDot(op);

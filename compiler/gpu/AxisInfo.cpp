@@ -144,6 +144,22 @@ private:
     return f;
   }
 
+  /// tl.multiple_of / max_contiguous / max_constancy: the author's promise,
+  /// taken where it says more than what is proven (as Triton's hints).
+  AxisFacts hinted(const ir::Op &op) {
+    AxisFacts f = get(op.operands[0]);
+    auto take = [&](const char *name, std::vector<int64_t> &facts) {
+      auto it = op.attrs.find(name);
+      if (it == op.attrs.end()) return;
+      const auto &v = std::get<std::vector<int64_t>>(it->second);
+      for (size_t d = 0; d < facts.size() && d < v.size(); ++d) facts[d] = std::max(facts[d], v[d]);
+    };
+    take("multiple_of", f.divisibility);
+    take("max_contiguous", f.contiguity);
+    take("max_constancy", f.constancy);
+    return f;
+  }
+
   AxisFacts broadcast(const ir::Op &op) {
     AxisFacts x = get(op.operands[0]);
     const auto &in = op.operands[0]->type.shape, &out = op.result()->type.shape;
@@ -191,6 +207,8 @@ private:
       return expandDims(op);
     case OpKind::ConvertLayout:
       return get(op.operands[0]);
+    case OpKind::Hint:
+      return hinted(op);
     case OpKind::Add:
     case OpKind::Sub:
       return addLike(op, 1);

@@ -223,6 +223,7 @@ private:
     case OpKind::ExpandDims: return verifyExpandDims();
     case OpKind::Reshape: return verifyReshape();
     case OpKind::ConvertLayout: return verifyConvertLayout();
+    case OpKind::Hint: return verifyHint();
     case OpKind::Permute: return verifyPermute();
     case OpKind::Cast:
     case OpKind::Bitcast: return verifyCast();
@@ -323,6 +324,22 @@ private:
     verifyShapeOpCommon();
     if (operand(0).numElements() != result().numElements())
       error(fmt::format("changes the element count: {} to {}", printType(operand(0)), printType(result())));
+  }
+
+  void verifyHint() {
+    if (!(operand(0) == result())) error(fmt::format("must keep its type: {} to {}", printType(operand(0)), printType(result())));
+    if (!result().elem.isPtr && !result().elem.isInt())
+      error(fmt::format("hints apply to integers and pointers, got {}", printType(result())));
+    size_t rank = std::max<size_t>(1, result().shape.size());
+    for (const char *name : {"multiple_of", "max_contiguous", "max_constancy"}) {
+      auto it = op_->attrs.find(name);
+      if (it == op_->attrs.end()) continue;
+      const auto *v = std::get_if<std::vector<int64_t>>(&it->second);
+      if (!v || v->size() != rank) error(fmt::format("'{}' must be a list of {} integers", name, rank));
+      else
+        for (int64_t x : *v)
+          if (x < 1) error(fmt::format("'{}' values must be positive", name));
+    }
   }
 
   void verifyConvertLayout() {

@@ -533,11 +533,35 @@ Val bPermute(Lowerer &L, CallArgs &a) {
   return permuteImpl(L, a, x, varargShape(a));
 }
 
+/// tl.multiple_of / max_contiguous / max_constancy(input, values): a `hint`
+/// op carrying the values per dim (an int applies to every dim), which the
+/// GPU's axis analysis takes for vector widths; constexpr inputs are left
+/// as they are (there is nothing to vectorize).
 Val bHint(Lowerer &L, CallArgs &a) {
-  // Vectorization hints: the interpreter needs nothing; the GPU back end's
-  // axis analysis will read them once it exists.
   if (!a[1].isConst()) fail(a.locs[1], fmt::format("the values of {} must be constexpr", a.fnName));
-  return a[0];
+  if (!a[0].isIR()) return a[0];
+  ir::Value *x = a[0].v;
+  if (!x->type.elem.isPtr && !x->type.elem.isInt())
+    fail(a.locs[0], fmt::format("{} applies to integers and pointers, got {}", a.fnName, x->type.str()));
+  size_t rank = std::max<size_t>(1, x->type.shape.size());
+  std::vector<int64_t> values;
+  const ConstValue &c = a[1].c;
+  if (c.isInt()) values.assign(rank, std::get<int64_t>(c.v));
+  else if (const auto *t = std::get_if<ConstTuple>(&c.v)) {
+    for (const ConstValue &e : *t) {
+      if (!e.isInt()) fail(a.locs[1], fmt::format("the values of {} must be integers", a.fnName));
+      values.push_back(std::get<int64_t>(e.v));
+    }
+  } else
+    fail(a.locs[1], fmt::format("the values of {} must be an integer or a tuple of integers", a.fnName));
+  if (values.size() != rank)
+    fail(a.locs[1], fmt::format("{} needs {} value(s) for {}, got {}", a.fnName, rank, x->type.str(), values.size()));
+  for (int64_t v : values)
+    if (v < 1) fail(a.locs[1], fmt::format("the values of {} must be positive, got {}", a.fnName, v));
+  std::string name = a.fnName.substr(a.fnName.rfind('.') + 1);
+  ir::Op *op = L.at(a.loc).create(ir::OpKind::Hint, {x}, {x->type});
+  op->attrs[name] = values;
+  return Val::ir(op->result());
 }
 
 // ---- casts and constexpr helpers

@@ -54,6 +54,7 @@ void evalExpandDims(Machine &m, ExecOp &e) { copySameOrder(m, e); }
 void evalReshape(Machine &m, ExecOp &e) { copySameOrder(m, e); }
 /// convert_layout only moves data between GPU threads: the values stay.
 void evalConvertLayout(Machine &m, ExecOp &e) { copySameOrder(m, e); }
+void evalHint(Machine &m, ExecOp &e) { copySameOrder(m, e); }
 
 // ---- dot
 
