@@ -364,6 +364,7 @@ void Emitter::emitOp(ir::Op &op) {
     return;
   case OpKind::Yield: case OpKind::Condition: return;   // read by the parent op
   case OpKind::Print: return emitPrint(op);
+  case OpKind::Barrier: return barrier();
   case OpKind::Assert: return emitAssert(op);
   case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: return emitMathCall(op);
   default: return emitElementwise(op);

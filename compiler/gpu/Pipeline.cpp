@@ -40,7 +40,8 @@ bool isNestedIn(const Block *b, const Op *op) {
 }
 
 bool mayStore(const Op &op) {
-  if (op.kind == OpKind::Store || op.kind == OpKind::AtomicRMW || op.kind == OpKind::AtomicCas)
+  if (op.kind == OpKind::Store || op.kind == OpKind::AtomicRMW || op.kind == OpKind::AtomicCas ||
+      op.kind == OpKind::Barrier)
     return true;
   for (const auto &r : op.regions)
     for (const auto &inner : r->block->ops)

@@ -102,6 +102,7 @@ bool Op::hasSideEffects() const {
   case OpKind::AtomicCas:
   case OpKind::Print:
   case OpKind::Assert:
+  case OpKind::Barrier:
   case OpKind::Yield:
   case OpKind::Condition:
     return true;

@@ -249,6 +249,7 @@ private:
     case OpKind::If: return verifyIf();
     case OpKind::Yield: return numResults(0);
     case OpKind::Condition: return verifyCondition();
+    case OpKind::Barrier: numOperands(0, 0); return numResults(0);
     case OpKind::Print: return verifyPrint();
     case OpKind::Assert: return verifyAssert();
     }

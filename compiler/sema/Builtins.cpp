@@ -594,6 +594,12 @@ Val bAssume(Lowerer &L, CallArgs &a) {
   return Val::constant(ConstValue());
 }
 
+/// tl.debug_barrier(): a `barrier` op (bar.sync on the GPU).
+Val bDebugBarrier(Lowerer &L, CallArgs &a) {
+  L.at(a.loc).create(ir::OpKind::Barrier, {}, {});
+  return Val::constant(ConstValue());
+}
+
 Val bConstexpr(Lowerer &L, CallArgs &a) {
   if (!a[0].isConst()) fail(a.locs[0], "tl.constexpr needs a compile-time value");
   return a[0];
@@ -827,6 +833,7 @@ const BuiltinDef kBuiltins[] = {
     {"tl.ravel", "x, can_reorder=False", shapeRavel},
     {"tl.swizzle2d", "i, j, size_i, size_j, size_g", shapeSwizzle2d},
     {"tl.assume", "cond", bAssume},
+    {"tl.debug_barrier", "", bDebugBarrier},
     {"tl.constexpr", "value", bConstexpr},
     {"tl.range", "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "
                  "flatten=False, warp_specialize=False", bRange},

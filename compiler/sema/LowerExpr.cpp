@@ -696,7 +696,7 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
       {"histogram", "histograms"}, {"sort", "sorting"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
-      {"inline_asm_elementwise", "inline assembly"}, {"debug_barrier", "explicit barriers"},
+      {"inline_asm_elementwise", "inline assembly"},
       {"make_tensor_descriptor", "TMA tensor descriptors"}, {"load_tensor_descriptor", "TMA tensor descriptors"},
       {"store_tensor_descriptor", "TMA tensor descriptors"}, {"tensor_descriptor", "TMA tensor descriptors"},
       {"dot_scaled", "scaled (microscaling) dots"}, {"float8e4nv", "fp8 types"}, {"float8e5", "fp8 types"},

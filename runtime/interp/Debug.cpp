@@ -49,6 +49,8 @@ void emit(const Machine &m, const std::string &line) {
 // line names its operand: "PREFIX (operand 1) 1.5". As in Triton, a
 // non-empty prefix is followed by a space unless it ends with one. Each line
 // (newline-terminated) is one call of opts.print.
+void evalBarrier(Machine &, ExecOp &) {}   // a program's lanes already run in lockstep
+
 void evalPrint(Machine &m, ExecOp &e) {
   std::string prefix = e.op->hasAttr("prefix") ? e.op->strAttr("prefix") : "";
   if (!prefix.empty() && prefix.back() != ' ')

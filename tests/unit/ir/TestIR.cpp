@@ -30,6 +30,7 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
   Op *hint = b.create(OpKind::Hint, {b.binary(OpKind::Add, b.splat(off, {16}), r)}, {Type::tensor(ElemType::of(Scalar::I32), {16})});
   hint->attrs["multiple_of"] = std::vector<int64_t>{16};
   Value *offs = hint->result();
+  b.create(OpKind::Barrier, {}, {});
   Value *ptrs = b.addptr(b.splat(ptr, {16}), offs);
   Value *mask = b.cmp("lt", offs, b.splat(n, {16}));
   Value *other = b.constantFloat(0.5, tf32({16}));
