@@ -211,15 +211,7 @@ private:
 /// turns it off/on as for tilec bench's line (tools/tilec/Bench.h).
 class ProgressLine {
 public:
-  ProgressLine() {
-    const char *force = std::getenv("TILE_PROGRESS");
-    if (force && *force) {
-      enabled_ = std::strcmp(force, "0") != 0;
-      return;
-    }
-    const char *term = std::getenv("TERM");
-    enabled_ = isatty(fileno(stderr)) && !(term && std::strcmp(term, "dumb") == 0);
-  }
+  ProgressLine() : enabled_(detail::Bridge::progressLines()) {}
   ~ProgressLine() { clear(); }
   void update(const std::string &kernel, size_t done, size_t total, const std::string &config) {
     if (!enabled_) return;
@@ -438,3 +430,10 @@ CompiledInfo compileTuned(ProgramImpl &p, KernelState &st, const std::vector<Arg
 }
 
 } // namespace tile::detail
+
+bool tile::detail::Bridge::progressLines() {
+  const char *force = std::getenv("TILE_PROGRESS");
+  if (force && *force) return std::strcmp(force, "0") != 0;
+  const char *term = std::getenv("TERM");
+  return isatty(fileno(stderr)) && !(term && std::strcmp(term, "dumb") == 0);
+}

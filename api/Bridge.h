@@ -23,6 +23,10 @@ struct Bridge {
   static Program program(const Context &ctx, std::shared_ptr<const sema::Program> program);
   /// The API's dtype for an element type.
   static DType dtypeOf(Scalar s);
+  /// Whether self-erasing progress lines go to stderr (autotuning here,
+  /// tilec bench): TILE_PROGRESS=0/1 decides, else stderr being a terminal
+  /// with TERM other than "dumb".
+  static bool progressLines();
 };
 
 } // namespace tile::detail

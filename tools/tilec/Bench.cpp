@@ -1,6 +1,8 @@
 // Bench.cpp - work columns and the progress line of `tilec bench`.
 #include "Bench.h"
 
+#include "Bridge.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,15 +20,7 @@ std::string workColumns(const host::LaunchRequest &req, double ms) {
   return out;
 }
 
-Progress::Progress() {
-  const char *force = std::getenv("TILE_PROGRESS");
-  if (force && *force) {
-    enabled_ = std::strcmp(force, "0") != 0;
-    return;
-  }
-  const char *term = std::getenv("TERM");
-  enabled_ = isatty(fileno(stderr)) && !(term && std::strcmp(term, "dumb") == 0);
-}
+Progress::Progress() : enabled_(tile::detail::Bridge::progressLines()) {}
 
 void Progress::update(std::string_view label, int done, int total) {
   if (!enabled_) return;

@@ -48,11 +48,7 @@ std::string withLine(const std::string &key, const std::string &line) {
   return text.substr(0, at) + (line.empty() ? "" : line + "\n") + text.substr(end);
 }
 
-tile::Context interpreter() {
-  tile::ContextOptions o;
-  o.device = tile::DeviceKind::Interpreter;
-  return tile::Context(o);
-}
+tile::Context interpreter() { return tile::apitest::interpreterContext(false); }
 
 /// A fresh file under the temporary directory holding `bytes`.
 std::string tempFile(const std::string &name, const std::string &bytes) {

@@ -1,10 +1,20 @@
 // ApiTestUtil.h - helpers shared by the API tests.
 #pragma once
 
+#include <tile/tile.h>
+
 #include <cstdint>
 #include <cstring>
 
 namespace tile::apitest {
+
+/// A context on the CPU interpreter; `strict` as ContextOptions::strict.
+inline tile::Context interpreterContext(bool strict) {
+  tile::ContextOptions o;
+  o.device = tile::DeviceKind::Interpreter;
+  o.strict = strict;
+  return tile::Context(o);
+}
 
 /// f32 -> tf32, round to nearest with ties away from zero (what tl.dot does
 /// to f32 inputs by default, input_precision="tf32").

@@ -23,11 +23,7 @@ namespace {
 
 const std::string kSeedMatmul = std::string(TILE_SOURCE_DIR) + "/dsl_examples/lesson2_matmul.tile";
 
-tile::Context interpreter() {
-  tile::ContextOptions o;
-  o.device = tile::DeviceKind::Interpreter;
-  return tile::Context(o);
-}
+tile::Context interpreter() { return tile::apitest::interpreterContext(false); }
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

@@ -6,6 +6,8 @@
 // reset_to_zero; heuristics seeing the config's values; Kernel::compile's
 // config; and the errors (a tuned constexpr passed explicitly, decorators
 // naming what the kernel lacks).
+#include "ApiTestUtil.h"
+
 #include <tile/tile.h>
 
 #include <doctest/doctest.h>
@@ -49,12 +51,7 @@ def total(x_ptr, sum_ptr, blocks_ptr, n, BLOCK: tl.constexpr, WIDE: tl.constexpr
             tl.store(blocks_ptr, N_BLOCKS)
 )";
 
-tile::Context interpreter() {
-  tile::ContextOptions o;
-  o.device = tile::DeviceKind::Interpreter;
-  o.strict = true;
-  return tile::Context(o);
-}
+tile::Context interpreter() { return tile::apitest::interpreterContext(true); }
 
 int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

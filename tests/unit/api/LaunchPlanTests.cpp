@@ -4,6 +4,8 @@
 // divisibility of pointers and integers, integers equal to 1, i32 vs i64,
 // keywords and defaults), checked by results against a C++ reference and by
 // Kernel::compile's signature; streams; several threads at once.
+#include "ApiTestUtil.h"
+
 #include <tile/tile.h>
 
 #include <doctest/doctest.h>
@@ -36,12 +38,7 @@ def axpy(x_ptr, y_ptr, out_ptr, n, stride, alpha, big, beta=0.5, BLOCK: tl.const
     tl.store(out_ptr + offs, r, mask=mask)
 )";
 
-tile::Context interpreter() {
-  tile::ContextOptions o;
-  o.device = tile::DeviceKind::Interpreter;
-  o.strict = true;
-  return tile::Context(o);
-}
+tile::Context interpreter() { return tile::apitest::interpreterContext(true); }
 
 struct Case {
   int64_t n = 100, stride = 1, offset = 0; ///< x is read from element `offset` on
