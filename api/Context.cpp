@@ -499,23 +499,21 @@ CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &cons
 
 CompiledInfo detail::compilePlain(ProgramImpl &p, KernelState &st, const std::vector<Arg> &args,
                                   const NamedArgs &constexprs, const LaunchOptions &options) {
-  {
-    checkLaunch(Grid(1), options, st.kernel->name);
-    const detail::LaunchPlan &plan = findOrMakePlan(p, st, args, constexprs, options);
-    CompiledInfo info;
-    info.signature = plan.signature;
-    info.numWarps = options.numWarps;
-    info.numStages = options.numStages;
-    if (const detail::GpuKernel *k = plan.gpu) {
-      info.registers = k->function.numRegs();
-      info.spillBytes = k->function.localSizeBytes();
-      info.sharedBytes = k->function.staticSharedBytes() + k->sharedBytes;
-      info.ptx = k->ptx;
-      info.cuFunction = reinterpret_cast<uint64_t>(k->function.handle());
-      info.dynamicSharedBytes = k->sharedBytes;
-    }
-    return info;
+  checkLaunch(Grid(1), options, st.kernel->name);
+  const detail::LaunchPlan &plan = findOrMakePlan(p, st, args, constexprs, options);
+  CompiledInfo info;
+  info.signature = plan.signature;
+  info.numWarps = options.numWarps;
+  info.numStages = options.numStages;
+  if (const detail::GpuKernel *k = plan.gpu) {
+    info.registers = k->function.numRegs();
+    info.spillBytes = k->function.localSizeBytes();
+    info.sharedBytes = k->function.staticSharedBytes() + k->sharedBytes;
+    info.ptx = k->ptx;
+    info.cuFunction = reinterpret_cast<uint64_t>(k->function.handle());
+    info.dynamicSharedBytes = k->sharedBytes;
   }
+  return info;
 }
 
 } // namespace tile
