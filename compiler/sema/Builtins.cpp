@@ -830,6 +830,7 @@ const BuiltinDef kBuiltins[] = {
     {"tl.pointer_type", "element_ty, address_space=1", bPointerType},
     {"tl.cat", "input, other, can_reorder=False", shapeCat},
     {"tl.flip", "x, dim=None", shapeFlip},
+    {"tl.sort", "x, dim=None, descending=0", shapeSort},
     {"tl.ravel", "x, can_reorder=False", shapeRavel},
     {"tl.swizzle2d", "i, j, size_i, size_j, size_g", shapeSwizzle2d},
     {"tl.assume", "cond", bAssume},

@@ -219,4 +219,56 @@ Val shapeSwizzle2d(Lowerer &L, CallArgs &a) {
   return Val::tuple({newI, newJ});
 }
 
+Val shapeSort(Lowerer &L, CallArgs &a) {
+  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("sort needs a tensor, got {}", L.typeName(a[0])));
+  ir::Value *x = a[0].v;
+  ElemType elem = x->type.elem;
+  if (elem.isPtr || elem.scalar == Scalar::I1)
+    fail(a.locs[0], fmt::format("not supported: sort of {} tensors (numbers only)", elem.str()));
+  int64_t r = x->type.rank();
+  if (axisArg(a, 1, r, r - 1) != r - 1) fail(a.locs[1], "not supported: sort along a dimension other than the last");
+  bool descending = a.has(2) && L.isTruthyConst(a[2], a.locs[2]);
+  int64_t n = x->type.shape.back(), k = 0;
+  while ((int64_t(1) << k) < n) ++k;
+  if ((int64_t(1) << k) != n) fail(a.locs[0], fmt::format("sort needs a power-of-two length, got {}", n));
+  Location loc = a.loc;
+  std::vector<int64_t> outer(x->type.shape.begin(), x->type.shape.end() - 1), full = x->type.shape;
+  // stage s merges runs of 2^s; step j compares i with i ^ 2^j. The last
+  // axis is viewed as [A = n / 2^(j+1), 2, C = 2^j]; the pair axis goes last
+  // and is split into the two sides.
+  for (int64_t s = 1; s <= k; ++s) {
+    for (int64_t j = s - 1; j >= 0; --j) {
+      int64_t A = n >> (j + 1), C = int64_t(1) << j;
+      std::vector<int64_t> view = outer;
+      view.insert(view.end(), {A, 2, C});
+      int64_t rv = int64_t(view.size());
+      std::vector<int64_t> order = moveAxis(rv, rv - 2, rv - 1);   // [..., A, C, 2]
+      ir::Value *y = L.at(loc).permute(L.at(loc).reshape(x, view), order);
+      ir::Value *first = firstHalfMask(L, y->type.shape, loc);
+      ir::Value *lo = splitHalf(L, y, first, 0, loc), *hi = splitHalf(L, y, first, 1, loc);
+      // direction of the run: bit s of i is bit (s - j - 1) of the A index
+      // (the last stage: every run ascending); descending sorts flip it
+      std::vector<int64_t> sideShape = lo->type.shape;
+      ir::Value *dir;
+      if (s == k) {
+        dir = L.at(loc).constantInt(descending ? 1 : 0, ir::Type::tensor(ElemType::of(Scalar::I1), sideShape));
+      } else {
+        std::vector<int64_t> aShape(sideShape.size(), 1);
+        aShape[aShape.size() - 2] = A;
+        ir::Value *ai = L.at(loc).reshape(L.at(loc).arange(0, A), aShape);
+        ir::Type it = ai->type;
+        ir::Value *bit = L.at(loc).binary(ir::OpKind::And, L.at(loc).binary(ir::OpKind::Shr, ai, L.at(loc).constantInt(s - j - 1, it)),
+                                          L.at(loc).constantInt(1, it));
+        dir = L.at(loc).cmp(descending ? "eq" : "ne", bit, L.at(loc).constantInt(0, it));
+        dir = L.broadcastTo(dir, sideShape, loc);
+      }
+      ir::Value *swap = L.at(loc).cmp("ne", L.at(loc).cmp("gt", lo, hi), dir);
+      ir::Value *newLo = L.at(loc).select(swap, hi, lo), *newHi = L.at(loc).select(swap, lo, hi);
+      ir::Value *joined = joinValues(L, a, newLo, newHi);   // [..., A, C, 2]
+      x = L.at(loc).reshape(L.at(loc).permute(joined, inverse(order)), full);
+    }
+  }
+  return Val::ir(x);
+}
+
 } // namespace tile::sema

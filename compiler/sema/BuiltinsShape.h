@@ -26,6 +26,11 @@ Val shapeCat(Lowerer &L, CallArgs &a);
 /// tl.flip(x, dim=None): x reversed along dim (the last one by default), a
 /// power of two long: each bit of the index flipped by swapping halves.
 Val shapeFlip(Lowerer &L, CallArgs &a);
+/// tl.sort(x, dim=None, descending=False): x sorted along its last
+/// dimension (a power of two long) by a bitonic network of compare-and-swap
+/// steps, as Triton's: a pair is swapped when (left > right) differs from
+/// the step's direction, so NaNs stay where the comparisons leave them.
+Val shapeSort(Lowerer &L, CallArgs &a);
 /// tl.ravel(x): x reshaped to one dimension, in row-major order.
 Val shapeRavel(Lowerer &L, CallArgs &a);
 /// tl.swizzle2d(i, j, size_i, size_j, size_g): Triton's grouped reordering

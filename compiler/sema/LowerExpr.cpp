@@ -695,7 +695,7 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
 /// lists what is supported).
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
-      {"histogram", "histograms"}, {"sort", "sorting"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
+      {"histogram", "histograms"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
       {"inline_asm_elementwise", "inline assembly"},
       {"make_tensor_descriptor", "TMA tensor descriptors"}, {"load_tensor_descriptor", "TMA tensor descriptors"},
       {"store_tensor_descriptor", "TMA tensor descriptors"}, {"tensor_descriptor", "TMA tensor descriptors"},
