@@ -498,22 +498,29 @@ private:
       error(fmt::format("unknown input_precision \"{}\"", strAttr("input_precision")));
   }
 
-  void verifyReduce() {
+  /// The one tensor operand of a reduce or scan and its `axis` attr, checked.
+  int64_t checkAxisOperand() {
     numOperands(1, 1);
     numResults(1);
     const Type &in = operand(0);
     if (!in.isTensor())
       error("needs a tensor operand");
     expectNoPtr(in, "operand");
+    int64_t axis = intAttr("axis");
+    if (axis < 0 || axis >= in.rank())
+      error(fmt::format("axis {} out of range for {}", axis, printType(in)));
+    return axis;
+  }
+
+  void verifyReduce() {
+    int64_t axis = checkAxisOperand();
+    const Type &in = operand(0);
     const std::string &kind = strAttr("kind");
     static const std::set<std::string> kinds{"sum", "max", "min", "argmax", "argmin", "xor"};
     if (!kinds.count(kind))
       error(fmt::format("unknown kind \"{}\"", kind));
     if (kind == "xor" && !in.elem.isInt())
       error(fmt::format("xor needs integers, got {}", printType(in)));
-    int64_t axis = intAttr("axis");
-    if (axis < 0 || axis >= in.rank())
-      error(fmt::format("axis {} out of range for {}", axis, printType(in)));
     std::vector<int64_t> shape = in.shape;
     shape.erase(shape.begin() + axis);
     if (result().shape != shape)
@@ -535,15 +542,8 @@ private:
   }
 
   void verifyScan() {
-    numOperands(1, 1);
-    numResults(1);
+    checkAxisOperand();
     const Type &in = operand(0);
-    if (!in.isTensor())
-      error("needs a tensor operand");
-    expectNoPtr(in, "operand");
-    int64_t axis = intAttr("axis");
-    if (axis < 0 || axis >= in.rank())
-      error(fmt::format("axis {} out of range for {}", axis, printType(in)));
     expectType(result(), in.withElem(in.elem), "result");
     Type e = Type::scalar(in.elem);
     const Block &body = *op_->regions[0]->block;
