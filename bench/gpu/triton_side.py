@@ -143,9 +143,10 @@ def sizes_cublas(a, b, ref, ref_norm, dtype, base):
     return checked(row, rel_error(c, ref, ref_norm), dtype, out_dtype)
 
 
-def sizes(root):
+def sizes(root, dtypes=None, only=0):
     """The seed matmul over matmul_sizes.tile's dtypes, shapes and configs:
-    Triton and cuBLAS, each result checked against float64."""
+    Triton and cuBLAS, each result checked against float64. dtypes: names
+    to keep (None: all); only: that square size alone (0: every shape)."""
     matmul_kernel = load_kernels(f"{root}/dsl_examples/lesson2_matmul.tile")["matmul_kernel"]
     cases = load_kernels(f"{root}/bench/gpu/matmul_sizes.tile")
     flags = torch.backends.cuda.matmul
@@ -158,8 +159,10 @@ def sizes(root):
     flags.allow_bf16_reduced_precision_reduction = False
     try:
         for name, dtype in SIZES_DTYPES.items():
+            if dtypes and name not in dtypes:
+                continue
             configs = cases["CONFIGS_32"] if name == "float32" else cases["CONFIGS_16"]
-            for M, N, K in cases["SHAPES"]:
+            for M, N, K in cases["SHAPES"] if not only else ((only, only, only),):
                 a = torch.randn((M, K), device="cuda", dtype=dtype)
                 b = torch.randn((K, N), device="cuda", dtype=dtype)
                 ref = torch.matmul(a.double(), b.double())
@@ -180,6 +183,8 @@ if __name__ == "__main__":
     ap.add_argument("root", nargs="?", default=".")
     ap.add_argument("--parts", default="seed,sizes", help="comma-separated: seed, sizes")
     ap.add_argument("--seed", type=int, help="torch's seed (default: the clock, for fresh data)")
+    ap.add_argument("--dtypes", help="sizes part: comma-separated dtype names to run (default: all)")
+    ap.add_argument("--only", type=int, default=0, help="sizes part: that square size alone")
     args = ap.parse_args()
     parts = args.parts.split(",")
     seed = args.seed if args.seed is not None else int(time.time())
@@ -190,4 +195,4 @@ if __name__ == "__main__":
         vector_add(args.root)
         matmul(args.root)
     if "sizes" in parts:
-        sizes(args.root)
+        sizes(args.root, args.dtypes.split(",") if args.dtypes else None, args.only)

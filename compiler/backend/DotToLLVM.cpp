@@ -6,8 +6,8 @@
 //   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32). f16/bf16: a
 //   row-major and b transposed (so that a "col" B fragment's k pairs are
 //   consecutive), fragments read with ld.shared. tf32: each f32 operand is
-//   rounded once, as it is staged, with cvt.rna.tf32.f32 (round to nearest,
-//   ties away, as the interpreter does); a and b stay row-major (rows padded
+//   truncated once, as it is staged (toTf32: the low 13 bits dropped, as
+//   the tensor cores read f32 bits and as the interpreter does); a and b stay row-major (rows padded
 //   so that fragment reads hit 32 distinct banks), the A fragment of a k8
 //   step comes from one ldmatrix.x4 (an 8x4 tf32 block is an 8x8 b16
 //   matrix) and B from two ld.shared. When the accumulator has the layout
@@ -29,7 +29,7 @@
 //   and b (KxN, or BxKxN) are written to shared memory, then every thread
 //   computes its accumulator registers with one fma per k in ascending k
 //   order (f16/bf16 inputs widened to f32 exactly; i8 inputs to i32; f32
-//   inputs of a "tf32" dot rounded to tf32 first).
+//   inputs of a "tf32" dot truncated to tf32 first).
 //   This equals the interpreter's exact products and f32 sums in k order.
 #include "backend/Emitter.h"
 #include "gpu/LayoutAssignment.h"
@@ -105,7 +105,12 @@ static std::vector<std::array<size_t, 4>> fragmentRegs(const ir::Type &t, int nu
 }
 
 llvm::Value *Emitter::toTf32(llvm::Value *v) {
-  return b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_f2tf32_rna), {v});
+  // the low 13 bits dropped (truncateToTF32): what the tensor cores read
+  // from unconverted f32 bits, as the cp.async wgmma path feeds them; a
+  // NaN whose payload was all in those bits stays a quiet NaN
+  llvm::Value *bits = b.CreateBitCast(v, b.getInt32Ty());
+  llvm::Value *kept = b.CreateAnd(bits, i32(int32_t(0xffffe000u)));
+  return b.CreateSelect(b.CreateFCmpUNO(v, v), b.CreateOr(kept, i32(0x00400000)), kept);
 }
 
 /// Operand buffers of a tensor-core dot directly in a for body, in static
@@ -171,8 +176,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
     auto crd = coords(d);
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     smemClean = false;
-    // tf32 operands are rounded once, here, not per fragment load (the
-    // tensor core ignores the 13 low bits, so they need no masking)
+    // tf32 operands are truncated once, here (the tensor core would drop
+    // the 13 low bits anyway; explicit, the value is tf32 on every path)
     if (tf32)
       for (llvm::Value *&x : r) x = toTf32(x);
     size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true);
@@ -210,7 +215,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(&mod, mmaId);
   llvm::FunctionType *mmaTy = mma->getFunctionType();
   // One fragment b32 at element index `idx` of the region at byte `off`:
-  // one (already rounded) tf32.
+  // one (already truncated) tf32.
   auto loadWord = [&](int64_t off, llvm::Value *idx, unsigned param) -> llvm::Value * {
     llvm::Value *p = b.CreateGEP(elemTy, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
     return b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
@@ -417,12 +422,12 @@ void Emitter::emitDot(ir::Op &op) {
   int64_t offB = (bytesA + 15) / 16 * 16;
   needShared(offB + batch * K * N * (int64_t)mod.getDataLayout().getTypeAllocSize(tb), op.loc);
   beginSharedUse();
-  // tf32 inputs are rounded once, as they are staged (not per k in the loop):
+  // tf32 inputs are truncated once, as they are staged (not per k in the loop):
   // tf32 values are f32 with 13 zero low bits, so their products stay exact.
   auto staged = [&](ir::Value *v) {
     Regs r = regs(v);
     if (tf32 && v->type.elem.scalar == Scalar::F32)
-      for (llvm::Value *&x : r) x = b.CreateBitCast(b.CreateAnd(toTf32(x), i32(-8192)), b.getFloatTy());
+      for (llvm::Value *&x : r) x = b.CreateBitCast(toTf32(x), b.getFloatTy());
     return r;
   };
   storeShared(staged(a), dist(a->type), ta, 0);

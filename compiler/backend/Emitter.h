@@ -238,8 +238,8 @@ public:
   void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);
   /// A value with no registers (a tile that lives in shared memory).
   void defineVirtual(ir::Value *v) { values_[v] = {}; }
-  /// f32 `v` rounded to tf32 (cvt.rna.tf32.f32: nearest, ties away), as an
-  /// i32 holding the tf32 bits.
+  /// f32 `v` as tf32 (truncateToTF32: the low 13 bits dropped), as an i32
+  /// holding the tf32 bits.
   llvm::Value *toTf32(llvm::Value *v);
   // ControlFlowToLLVM.cpp
   /// True when the loop ends with a barrier (smemClean then stays exact).

@@ -51,23 +51,27 @@ int64_t log2i(int64_t v) {
 }
 
 /// The shared-memory operand layouts of one wgmma dot (see the file
-/// comment): element size, and whether B is K-major (tf32: wgmma reads tf32
-/// only K-major, so b is stored transposed) or N-major (f16/bf16). K-major
+/// comment): element size, and whether the dot is computed transposed (tf32:
+/// Cᵀ = Bᵀ Aᵀ, b row-major with padded rows, read into registers). K-major
 /// rows are 128 bytes (128-byte swizzle); an f16/bf16 a of BK 32 fills half
 /// of each row (the MMAs read only that half), which keeps the one swizzle
 /// mode verified on the H200 (the 64-byte mode, tried with the descriptor
 /// as guessed, gave wrong results).
 struct Geometry {
   int64_t M, N, K, esize;
-  bool bKMajor;
+  bool transposed;
   static constexpr int64_t rowBytes = 128;
+  /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
+  /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
+  static constexpr int64_t bPadWords = 8;
   static Geometry of(const ir::Op &dot) {
     const ir::Type &a = dot.operands[0]->type;
     bool tf32 = a.elem.scalar == Scalar::F32;
     return Geometry{a.shape[0], dot.operands[1]->type.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
   }
   int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
-  int64_t bytes() const { return offB() + K * N * esize; }   ///< one buffer: a then b
+  int64_t bRowBytes() const { return (N + bPadWords) * esize; }   ///< transposed only
+  int64_t bytes() const { return offB() + (transposed ? K * bRowBytes() : K * N * esize); }   ///< a then b
   int64_t offB() const { return M * aK() * esize; }
   int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32
 };
@@ -92,6 +96,7 @@ struct Tiles {
                        b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateURem(k, i32(chunkElems)), i32(g.esize))));
   }
   llvm::Value *offsetA(llvm::Value *L, llvm::Value *k) {
+    if (g.transposed) return kMajor(L, k, g.M);   // wgmma's B operand: rows m in order
     llvm::IRBuilder<> &b = e.b;
     int64_t G = W / 4, lw = log2i(W);
     llvm::Value *gg = b.CreateAnd(L, i32(7));
@@ -103,8 +108,9 @@ struct Tiles {
     return kMajor(R, k, g.M);
   }
   llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
-    if (g.bKMajor) return kMajor(n, k, g.N);
     llvm::IRBuilder<> &b = e.b;
+    if (g.transposed)   // row-major, padded rows
+      return b.CreateAdd(b.CreateMul(k, i32(g.bRowBytes())), b.CreateMul(n, i32(g.esize)));
     llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(g.N / 64)), b.CreateLShr(n, i32(6)));
     llvm::Value *k8 = b.CreateAnd(k, i32(7));
     llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
@@ -121,11 +127,11 @@ int64_t operandBytes(const ir::Op &dot) { return Geometry::of(dot).bytes(); }
 bool Emitter::dotWithWgmma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int W = opts.numWarps;
+  const Geometry geo = Geometry::of(op);
   if (!gpu::dotRunsOnWgmma(op, W, opts.arch) || !res->type.layout ||
-      !res->type.layout->equals(*gpu::wgmmaAccLayout(W)))
+      !res->type.layout->equals(*gpu::wgmmaAccLayout(W, geo.transposed)))
     return false;
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1], G = W / 4;
-  const Geometry geo = Geometry::of(op);
   int64_t offB = geo.offB(), bytes = geo.bytes();
   bool tf32 = geo.esize == 4;
   auto piped = pipelinedWgmma.find(&op);
@@ -159,31 +165,23 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   auto offsetA = [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); };
   auto offsetB = [&](llvm::Value *k, llvm::Value *n) { return tiles.offsetB(k, n); };
   // runs of up to 16 bytes consecutive along the row stay inside one
-  // 16-byte chunk (they start at a multiple of their length); a transposed
-  // (K-major) b goes element by element. tf32 operands are rounded here,
-  // once (cvt.rna), as on the mma.sync path.
-  auto stage = [&](ir::Value *v, int64_t off, bool transposed,
-                   const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
+  // 16-byte chunk (they start at a multiple of their length). tf32 operands
+  // are truncated here (toTf32), as the tensor cores read the cp.async
+  // path's f32 bits.
+  auto stage = [&](ir::Value *v, int64_t off, const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
     Dist d = dist(v->type);
     auto crd = coords(d);
     const Regs &r = regs(v);
-    size_t n = transposed ? 1 : contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true);
+    size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true);
+    llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
     auto value = [&](size_t i) { return tf32 ? toTf32(r[i]) : r[i]; };
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
-      if (n == 1) {
-        llvm::Value *x = value(i);
-        b.CreateAlignedStore(tf32 ? b.CreateBitCast(x, b.getInt32Ty()) : x, p, llvm::Align(uint64_t(geo.esize)));
-        continue;
-      }
-      llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
       llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
-      for (size_t k = 0; k < n; ++k) {
-        llvm::Value *x = value(i + k);
-        vec = b.CreateInsertElement(vec, tf32 ? b.CreateBitCast(x, b.getInt32Ty()) : x, k);
-      }
-      b.CreateAlignedStore(vec, p, llvm::Align(n * uint64_t(geo.esize)));
+      for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, value(i + k), k);
+      b.CreateAlignedStore(n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
+                           llvm::Align(n * uint64_t(geo.esize)));
     }
   };
   bool clean = smemClean;
@@ -192,8 +190,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
                  {b.getInt32(uint32_t(asyncDepth.at(&op) - 1))});
   } else {
-    stage(a, 0, false, offsetA);
-    stage(bv, offB, geo.bKMajor, offsetB);
+    stage(a, 0, offsetA);
+    stage(bv, offB, offsetB);
   }
   // in flight: the previous iteration's MMAs may still run; this
   // iteration's chain onto the same accumulator registers (wgmma orders
@@ -230,16 +228,47 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     return desc(b.CreateAdd(addr, off), 16, 8 * S);
   };
   auto descB = [&](int64_t ks) {
-    if (geo.bKMajor) return desc(b.CreateAdd(addr, i32(offB + kMajorOff(ks, N))), 16, 8 * S);
+    if (geo.transposed) return desc(b.CreateAdd(addr, i32(kMajorOff(ks, M))), 16, 8 * S);   // a, K-major
     return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024);
   };
+  // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
+  // padded rows: warp w' of the group, lane g*4 + t holds Bᵀ rows r = 16w' +
+  // g and r + 8 (b columns n = 64 blk + 16w' + 2g and n + 1: the row
+  // permutation of wgmmaAccLayout's transposed form) at k = 8ks + t (a0,
+  // a1) and k + 4 (a2, a3): two 8-byte loads.
+  auto fragA = [&](int64_t m, int64_t ks) {
+    llvm::Value *g4 = b.CreateLShr(lane, i32(2)), *t = b.CreateAnd(lane, i32(3));
+    llvm::Value *n = b.CreateAdd(b.CreateMul(b.CreateAdd(q, i32(m * G)), i32(64)),
+                                 b.CreateAdd(b.CreateMul(b.CreateAnd(warp, i32(3)), i32(16)), b.CreateMul(g4, i32(2))));
+    llvm::Value *k = b.CreateAdd(t, i32(8 * ks));
+    llvm::Type *v2 = llvm::FixedVectorType::get(b.getInt32Ty(), 2);
+    std::vector<llvm::Value *> out;
+    for (int64_t dk : {0, 4}) {
+      llvm::Value *off = b.CreateAdd(i32(offB), offsetB(b.CreateAdd(k, i32(dk)), n));
+      llvm::Value *v = b.CreateAlignedLoad(v2, b.CreateGEP(b.getInt8Ty(), base, off), llvm::Align(8));
+      out.push_back(b.CreateExtractElement(v, uint64_t(0)));
+      out.push_back(b.CreateExtractElement(v, uint64_t(1)));
+    }
+    return out;
+  };
 
-  // ---- accumulator registers per m64 block, in wgmma fragment order
+  // ---- accumulator registers per m64 block, in wgmma fragment order:
+  // D[4j + 2h + e] is row 16w' + g + 8h, column 8j + 2t + e of the block.
+  // Untransposed, rows are C's rows (8w + g + 8W i of the layout: a's rows
+  // were permuted as staged); transposed (tf32) they are C's columns
+  // 16w + 2g + h + 16W i and the columns C's rows.
   auto offs = gpu::regOffsets(*res->type.layout, res->type.shape);
-  int64_t blocks = M / (64 * G), perBlock = N / 2;
+  int64_t mmaM = geo.transposed ? N : M, mmaN = geo.transposed ? M : N;
+  int64_t blocks = mmaM / (64 * G), perBlock = mmaN / 2;
   std::vector<std::vector<size_t>> slot(static_cast<size_t>(blocks), std::vector<size_t>(static_cast<size_t>(perBlock)));
   for (size_t r = 0; r < offs.size(); ++r) {
-    int64_t hh = offs[r][0] / (8 * W), j = offs[r][1] / 8, e = offs[r][1] % 2;
+    int64_t row = offs[r][0], col = offs[r][1];
+    if (geo.transposed) {
+      int64_t i = col / (16 * W), h = col % 2, j = row / 8, e = row % 2;
+      slot[size_t(i)][size_t(4 * j + 2 * h + e)] = r;
+      continue;
+    }
+    int64_t hh = row / (8 * W), j = col / 8, e = col % 2;
     slot[size_t(hh / 2)][size_t(4 * j + 2 * (hh % 2) + e)] = r;
   }
   const char *ty = a->type.elem.scalar == Scalar::F16 ? "f16" : "bf16";
@@ -252,11 +281,14 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   for (int64_t i = 0; i < perBlock; ++i) outs += i ? ",=f" : "=f";
   std::vector<llvm::Type *> fl(size_t(perBlock), b.getFloatTy());
   llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
-  // tf32: both operands K-major, no transpose immediates
-  std::string mmaText = tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, ${}, ${}, 1, 1, 1;",
-                                           N, regList, 2 * perBlock, 2 * perBlock + 1)
-                             : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;",
-                                           N, ty, ty, regList, 2 * perBlock, 2 * perBlock + 1);
+  // tf32: A from registers (4 b32), B (a) K-major, no transpose immediates
+  int64_t p0 = 2 * perBlock;
+  std::string mmaText =
+      tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, 1, 1, 1;",
+                         mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4)
+           : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;", mmaN, ty,
+                         ty, regList, p0, p0 + 1);
+  std::string mmaConstraints = outs + tied + (tf32 ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
   auto convergent = [](llvm::Value *call) {
     llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
     return call;
@@ -266,16 +298,27 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     for (int64_t i = 0; i < perBlock; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
     return out;
   };
+  int64_t steps = K / geo.kStep();
+  // the register fragments are loaded before the fence, which orders them
+  // before the MMAs that read them
+  std::vector<std::vector<std::vector<llvm::Value *>>> frags(static_cast<size_t>(blocks));
+  if (tf32)
+    for (int64_t m = 0; m < blocks; ++m)
+      for (int64_t ks = 0; ks < steps; ++ks) frags[size_t(m)].push_back(fragA(m, ks));
   convergent(inlinePtx(nullptr, "wgmma.fence.sync.aligned;", "~{memory}", {}));
   std::vector<Regs> blockAcc(static_cast<size_t>(blocks));
   for (int64_t m = 0; m < blocks; ++m) {
     Regs c;
     for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
-    for (int64_t ks = 0; ks < K / geo.kStep(); ++ks) {
+    for (int64_t ks = 0; ks < steps; ++ks) {
       std::vector<llvm::Value *> ins(c.begin(), c.end());
-      ins.push_back(descA(m, ks));
+      if (tf32) {
+        for (llvm::Value *x : frags[size_t(m)][size_t(ks)]) ins.push_back(x);
+      } else {
+        ins.push_back(descA(m, ks));
+      }
       ins.push_back(descB(ks));
-      c = unpack(convergent(inlinePtx(accTy, mmaText, outs + tied + ",l,l,~{memory}", ins)));
+      c = unpack(convergent(inlinePtx(accTy, mmaText, mmaConstraints, ins)));
     }
     blockAcc[size_t(m)] = c;
   }
@@ -284,8 +327,10 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     // the previous iteration's MMAs are done in this warp (this one's stay
     // in flight), and in every warp once the barrier is passed: the rest of
     // the iteration may overwrite their operand buffer (the cp.async ring's
-    // oldest slot, or the staging buffer of the next iteration)
-    convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 1;", "~{memory}", {}));
+    // oldest slot, or the staging buffer of the next iteration). tf32 waits
+    // for this iteration's too: its A fragments are registers, which the
+    // next iteration's loads (the same PTX registers) overwrite.
+    convergent(inlinePtx(nullptr, fmt::format("wgmma.wait_group.sync.aligned {};", tf32 ? 0 : 1), "~{memory}", {}));
     barrier();
   }
   Regs fin = cur;
@@ -377,7 +422,7 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
     if (yield->operands[j] == dot->result() && j != i) return false;
   if (yield->operands[i] != dot->result() || !(arg->type == dot->result()->type)) return false;
   const ir::Type &t = dot->result()->type;
-  if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps)))
+  if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, Geometry::of(*dot).transposed)))
     return false;
   pipelinedWgmma[dot] = !usesScratchBesides(body, dot);
   return true;
@@ -442,8 +487,9 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
         std::vector<const ir::Op *> users;
         usesOf(v, scope, users);
         if (users.size() != 1 || users[0] != onlyUser) return false;
-        if (contiguousRun(dist(v->type), 8, /*aligned=*/true) != 8) return false;
-        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr) >= 8;
+        size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
+        if (contiguousRun(dist(v->type), chunk, /*aligned=*/true) != chunk) return false;
+        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr) >= int(chunk);
       };
       // per operand: the carried tiles of iterations i, i + 1, ... (the
       // first feeds the dot, each next one is yielded into the one before,
@@ -506,7 +552,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   Regs masks = load.operands.size() > 1 ? regsAs(load.operands[1], mt) : Regs{};
   auto crd = coords(dist(res->type));
   smemClean = false;
-  for (size_t g = 0; g < ptrs.size(); g += 8) {
+  for (size_t g = 0; g < ptrs.size(); g += size_t(16 / Geometry::of(dot).esize)) {
     llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
     llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));

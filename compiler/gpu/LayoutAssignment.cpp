@@ -39,9 +39,17 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   bool tf32 = a.elem.scalar == Scalar::F32;   // dotRunsOnTensorCores: input_precision "tf32"
   if (!half && !tf32) return false;
   int64_t M = r.shape[0], N = r.shape[1], K = a.shape[1];
-  // K-major rows of 128 bytes (64 halves, 32 tf32) in 128-byte swizzle
-  // atoms; f16/bf16 BK 32 fills half of each row (WgmmaToLLVM)
-  bool kOk = half ? K % 64 == 0 || K == 32 : K % 32 == 0;
+  if (tf32) {
+    // computed transposed, Cᵀ = Bᵀ Aᵀ (WgmmaToLLVM): wgmma's M is BN (m64
+    // blocks over the warpgroups), its N is BM (a multiple of 8 up to
+    // 256), a in K-major atoms of 32 tf32 a row; at most 128 accumulator
+    // registers a thread
+    return numWarps % 4 == 0 && N % (16 * numWarps) == 0 && M % 8 == 0 && M <= 256 &&
+           M * N <= 128 * 32 * int64_t(numWarps) && K % 32 == 0;
+  }
+  // K-major rows of 128 bytes (64 halves) in 128-byte swizzle atoms;
+  // BK 32 fills half of each row (WgmmaToLLVM)
+  bool kOk = K % 64 == 0 || K == 32;
   // whole warpgroups, two 8-row repetitions per warp (each m64 block's
   // rows 16w + g and 16w + g + 8), B in 64-column swizzle atoms (the
   // descriptor strides probed on the H200: tests/gpu/probes), A in 64-k
@@ -51,8 +59,15 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128 || wide) && kOk;
 }
 
-std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps) {
+std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps, bool transposed) {
   auto l = std::make_shared<BlockedLayout>();
+  if (transposed) {
+    l->sizePerThread = {2, 2};
+    l->threadsPerWarp = {4, 8};
+    l->warpsPerCTA = {1, numWarps};
+    l->order = {0, 1};
+    return l;
+  }
   l->sizePerThread = {1, 2};
   l->threadsPerWarp = {8, 4};
   l->warpsPerCTA = {numWarps, 1};
@@ -256,6 +271,8 @@ private:
     bool mma = false;                ///< holds the result of a dot on tensor cores
     bool wgmma = false;              ///< ... of one that can run as wgmma
     bool notWgmma = false;           ///< ... of one that cannot
+    bool wgmmaTf32 = false;          ///< ... of a tf32 one (transposed fragment)
+    bool wgmmaHalf = false;          ///< ... of an f16/bf16 one
     const ir::Op *reduce = nullptr;  ///< a reduce producing a member
     std::vector<const ir::Op *> expandUsers;
   };
@@ -315,7 +332,9 @@ private:
       if (qualifiesForMma(op)) {
         ClassInfo *c = cls(op.result());
         c->mma = true;
-        (dotRunsOnWgmma(op, numWarps_, arch_) ? c->wgmma : c->notWgmma) = true;
+        bool wgmma = dotRunsOnWgmma(op, numWarps_, arch_);
+        (wgmma ? c->wgmma : c->notWgmma) = true;
+        if (wgmma) (op.operands[0]->type.elem.scalar == Scalar::F32 ? c->wgmmaTf32 : c->wgmmaHalf) = true;
       }
       return;
     default:
@@ -330,7 +349,8 @@ private:
     // (loop-carried acc, its init and the values it feeds or is fed by)
     // takes that layout, so the K loop needs no conversion
     if (c.mma)
-      return c.wgmma && !c.notWgmma ? wgmmaAccLayout(numWarps_) : mmaAccLayout(numWarps_);
+      return c.wgmma && !c.notWgmma && !(c.wgmmaTf32 && c.wgmmaHalf) ? wgmmaAccLayout(numWarps_, c.wgmmaTf32)
+                                                                      : mmaAccLayout(numWarps_);
     if (c.anchor)
       return c.anchor;
     if (!c.forceBlocked) {

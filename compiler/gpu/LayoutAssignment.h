@@ -38,7 +38,9 @@ bool dotRunsOnTensorCores(const ir::Op &dot);
 
 /// Tensor-core dots that run as Hopper warpgroup MMAs (wgmma.mma_async,
 /// WgmmaToLLVM.cpp): sm_90a, f16/bf16 operands, whole warpgroups, M a
-/// multiple of 16 x numWarps, N 64 or 128, K a multiple of 64. Their
+/// multiple of 16 x numWarps, N 64 or 128 (or 256), K 32 or a multiple of
+/// 64; or f32 operands as tf32, computed transposed: N a multiple of 16 x
+/// numWarps, M a multiple of 8 up to 256, K a multiple of 32. Their
 /// accumulators take wgmmaAccLayout instead of the m16n8 one.
 bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
 
@@ -46,7 +48,11 @@ bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
 /// 8w + l/4 + 8W*i and column pairs 2(l%4) + 8j. Each m64 wgmma block's
 /// D fragment (rows 16w' + l/4 (+8), the same columns) is this with the
 /// rows of A permuted as they are staged (WgmmaToLLVM.cpp).
-std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps);
+/// transposed (tf32 dots, computed as Cᵀ = Bᵀ Aᵀ): #blocked<[2, 2], [4, 8],
+/// [1, W], [0, 1]>: lane l of warp w holds rows 2(l%4) + {0,1} + 8j and
+/// columns 16w + 2(l/4) + {0,1} + 16W*i, the D fragment of Cᵀ with Bᵀ's
+/// rows permuted as its register fragments are loaded.
+std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps, bool transposed = false);
 
 /// Assigns layouts for a program of numWarps warps compiled for arch
 /// ("": no wgmma); returns true (it always changes a function with

@@ -255,7 +255,8 @@ private:
       auto c = ir::matchConstant(load.operands[2]);
       if (!c || (c->isFloat ? c->f != 0.0 : c->i != 0)) return 1;
     }
-    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr) < 8) return 1;
+    int chunk = int(16 / byteSize(v->type.elem.scalar));   // 16-byte cp.async chunks
+    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr) < chunk) return 1;
     return target_.numStages - 1;
   }
 

@@ -108,13 +108,10 @@ uint16_t floatToBF16Bits(float f) {
 
 float bf16BitsToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 
-float roundToTF32(float f) {
+float truncateToTF32(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) // nan: keep it a (quiet) nan
     return std::bit_cast<float>((x & 0xffffe000u) | 0x00400000u);
-  // Adding half an ulp to the magnitude rounds ties away from zero; a carry
-  // out of the mantissa bumps the exponent (max finite becomes inf).
-  x += 0x1000u;
   return std::bit_cast<float>(x & 0xffffe000u);
 }
 

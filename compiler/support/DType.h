@@ -54,11 +54,12 @@ uint16_t floatToHalfBits(float f);   ///< round to nearest even
 float halfBitsToFloat(uint16_t h);
 uint16_t floatToBF16Bits(float f);   ///< round to nearest even
 float bf16BitsToFloat(uint16_t h);
-/// Round an f32 to tf32 (1 sign, 8 exponent, 10 mantissa bits; the low 13
-/// bits become zero) to nearest, ties away from zero, like PTX
-/// cvt.rna.tf32.f32: NaN stays NaN, inf stays inf, a value past the largest
-/// finite tf32 becomes inf, subnormals follow the same bit rule.
-float roundToTF32(float f);
+/// An f32 as the tensor cores read it as tf32 (1 sign, 8 exponent, 10
+/// mantissa bits): the low 13 bits dropped, i.e. truncated toward zero, as
+/// when f32 bits go to a tf32 mma/wgmma unconverted (Triton's tf32; see
+/// docs/language.md, "dot"). NaN stays a (quiet) NaN; inf, zeros and
+/// subnormals follow the same bit rule.
+float truncateToTF32(float f);
 /// Round a double to the precision of a float scalar (identity for f64).
 double roundToFloatType(double v, Scalar s);
 /// Wrap an integer to the width (and signedness) of an integer scalar

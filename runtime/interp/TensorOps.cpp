@@ -87,9 +87,9 @@ void toFloats(const std::vector<double> &src, std::vector<float> &dst) {
 }
 
 /// Rounds every element to tf32 (the operands of a "tf32" dot).
-void roundAllToTF32(std::vector<float> &v) {
+void truncateAllToTF32(std::vector<float> &v) {
   for (float &x : v)
-    x = roundToTF32(x);
+    x = truncateToTF32(x);
 }
 
 /// One MxN product: r[i, j] = fma chain over k ascending, starting at acc.
@@ -134,9 +134,9 @@ void dotF32(Machine &m, ExecOp &e, const DotShape &s) {
   toFloats(m.in(e, 1).f, b);
   if (e.op->strAttr("input_precision") == "tf32") {
     if (m.inInfo(e, 0).elem.scalar == Scalar::F32)
-      roundAllToTF32(a);
+      truncateAllToTF32(a);
     if (m.inInfo(e, 1).elem.scalar == Scalar::F32)
-      roundAllToTF32(b);
+      truncateAllToTF32(b);
   }
   toFloats(m.in(e, 2).f, acc);
   for (int64_t z = 0; z < s.batch; ++z) {

@@ -57,7 +57,7 @@ void checkMatmul(MatmulCase mc, uint64_t seed) {
       if (isFloat(c.in)) {
         // A "tf32" dot rounds f32 operands to tf32 first; f16/bf16 are exact.
         bool toTF32 = c.in == Scalar::F32 && c.precision == "tf32";
-        auto operand = [&](double v) { return toTF32 ? roundToTF32(float(v)) : float(v); };
+        auto operand = [&](double v) { return toTF32 ? truncateToTF32(float(v)) : float(v); };
         float acc = 0;
         for (int64_t k = 0; k < mc.K; ++k)
           acc = std::fmaf(operand(a.f(i * mc.K + k)), operand(b.f(k * mc.N + j)), acc);

@@ -46,7 +46,7 @@ void checkBatchedDot(const Case &t) {
                       {1, 1, 1});
   CHECK(log.warnings.empty());
   bool tf32 = t.in == Scalar::F32 && std::string(t.prec) == "tf32";
-  auto operand = [&](double v) { return tf32 ? roundToTF32(float(v)) : float(v); };
+  auto operand = [&](double v) { return tf32 ? truncateToTF32(float(v)) : float(v); };
   int bad = 0;
   for (int64_t z = 0; z < t.B; ++z)
     for (int64_t i = 0; i < t.M; ++i)

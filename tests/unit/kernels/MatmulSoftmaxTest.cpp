@@ -32,7 +32,7 @@ std::vector<std::string> runMatmul(MatmulCase mc, Scalar s, bool optimize) {
                        {"BLOCK_K", valArg(B)}},
                       {cdiv(mc.M, B), cdiv(mc.N, B), 1}, optimize);
   // f16/bf16 values are already tf32-exact; f32 ones are rounded (rna).
-  auto operand = [&](double v) { return s == Scalar::F32 ? roundToTF32(float(v)) : float(v); };
+  auto operand = [&](double v) { return s == Scalar::F32 ? truncateToTF32(float(v)) : float(v); };
   int bad = 0;
   for (int64_t i = 0; i < mc.M; ++i)
     for (int64_t j = 0; j < mc.N; ++j) {
