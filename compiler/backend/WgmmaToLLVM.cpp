@@ -1,11 +1,13 @@
 // WgmmaToLLVM.cpp - dot lowering to Hopper warpgroup MMAs
 // (wgmma.mma_async, sm_90a, inline PTX: LLVM 19 has no intrinsics), for the
 // dots gpu::dotRunsOnWgmma admits (f16/bf16 in, f32 accumulator, whole
-// warpgroups, N 64 or 128 (256 with BM = 16 x num_warps), K a multiple of
-// 64; or f32 in as tf32, K a multiple of 32).
+// warpgroups, N 64 or 128 (256 with BM = 16 x num_warps), K 32 or a
+// multiple of 64; or f32 in as tf32, N a multiple of 16 x num_warps, K a
+// multiple of 32).
 //
-// Operands are staged from registers into shared memory in the layouts the
-// wgmma matrix descriptors read, both with the 128-byte swizzle (16-byte
+// Operands come by cp.async (planAsyncOperands, below) or are staged from
+// registers into shared memory in the layouts the wgmma matrix descriptors
+// read, both with the 128-byte swizzle (16-byte
 // chunk c of a 128-byte row r stored at chunk c ^ (r % 8)):
 //   A (M x K, K-major): atoms of 8 rows x 64 k (1024 bytes); atom
 //     (k / 64, row / 8) at ((k / 64) * M / 8 + row / 8) * 1024. Descriptor:
@@ -15,11 +17,16 @@
 //     * 1024. Descriptor: LBO 1024 B (next 64 columns), SBO N / 64 * 1024 B
 //     (next 8 k), + 2 * SBO per k16 step (probed bit-exact on the H200:
 //     tests/gpu/probes/wgmma_mn_major.cu).
-// tf32 (m64nNk8): A as above with 32 tf32 a row; wgmma reads tf32 only
-// K-major, so b is staged transposed, from registers, element by element,
-// into the same K-major atoms (rows n: descriptor SBO 1024, + 32 B per k8
-// step, no transpose immediates); both operands rounded once (cvt.rna) as
-// they are staged, as on the mma.sync path.
+// tf32 (m64nNk8), computed transposed, Cᵀ = Bᵀ Aᵀ (wgmma reads tf32 only
+// K-major; b is N-major): wgmma's M is BN, its N is BM. Its B operand is a,
+// in the K-major atoms above (32 tf32 a row, rows m in order: descriptor
+// SBO 1024, + 32 B per k8 step, no transpose immediates); its A operand is
+// Bᵀ from registers, loaded from b in row-major rows of N + 8 words (two
+// 8-byte ld.shared a k8 step: a0/a1 at k = 8ks + l%4, columns n, n + 1 with
+// n = 64 blk + 16w' + 2(l/4), a2/a3 at k + 4), so fragment rows r and r + 8
+// are columns n and n + 1, and the D fragment is wgmmaAccLayout's
+// transposed form. The tensor cores truncate the f32 bits to tf32, as the
+// interpreter does (staging from registers masks them the same way).
 // Warpgroup q of G = W / 4 issues, for each of its m64 blocks q, q + G,
 // ..., K / 16 wgmma m64nNk16 into that block's N / 2 accumulator registers,
 // then commits and waits. The m64 block's D fragment gives warp w' of the
