@@ -22,10 +22,10 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
     return false;
   if (a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16)
     return a.shape[1] % 16 == 0;
-  // tf32 (m16n8k8) at every size: with the operands rounded once while
+  // tf32 (m16n8k8) at every size: with the operands truncated once while
   // staged, the A fragment read by ldmatrix and, inside a loop, double-
   // buffered operands, it beats the FMA path even at the seed lesson's
-  // 16x16x16 (H200: 16.3 against 9.8 TFLOP/s at 4096^3); both round the
+  // 16x16x16 (H200: 16.3 against 9.8 TFLOP/s at 4096^3); both truncate the
   // inputs to tf32 the same way, so results do not depend on the choice.
   if (a.elem.scalar == Scalar::F32)
     return op.hasAttr("input_precision") && op.strAttr("input_precision") == "tf32" && a.shape[1] % 8 == 0;

@@ -86,7 +86,7 @@ void toFloats(const std::vector<double> &src, std::vector<float> &dst) {
     dst[k] = static_cast<float>(src[k]);
 }
 
-/// Rounds every element to tf32 (the operands of a "tf32" dot).
+/// Truncates every element to tf32 (the operands of a "tf32" dot).
 void truncateAllToTF32(std::vector<float> &v) {
   for (float &x : v)
     x = truncateToTF32(x);
@@ -126,8 +126,8 @@ bool hasFma() { return false; }
 
 // f16/bf16/f32 inputs: for each (m, n), acc starts at acc[m, n] and adds the
 // products for k ascending with fmaf (the product is exact, one rounding per
-// step). With input_precision "tf32", f32 operands are rounded to tf32
-// first, as the GPU's tensor cores do; "ieee" and "tf32x3" keep them.
+// step). With input_precision "tf32", f32 operands are truncated to tf32
+// first, as the GPU's tensor cores read them; "ieee" and "tf32x3" keep them.
 void dotF32(Machine &m, ExecOp &e, const DotShape &s) {
   thread_local std::vector<float> a, b, acc;
   toFloats(m.in(e, 0).f, a);

@@ -36,7 +36,7 @@ std::vector<float> randomMatrix(int64_t rows, int64_t cols, std::mt19937 &rng) {
   return m;
 }
 
-/// C = A @ B with tf32-rounded inputs, accumulated in double.
+/// C = A @ B with tf32-truncated inputs, accumulated in double.
 std::vector<float> referenceMatmul(const std::vector<float> &a, const std::vector<float> &b, int64_t M, int64_t N,
                                    int64_t K) {
   std::vector<float> c(size_t(M * N));

@@ -55,7 +55,7 @@ void checkMatmul(MatmulCase mc, uint64_t seed) {
       CAPTURE(i);
       CAPTURE(j);
       if (isFloat(c.in)) {
-        // A "tf32" dot rounds f32 operands to tf32 first; f16/bf16 are exact.
+        // A "tf32" dot truncates f32 operands to tf32 first; f16/bf16 are exact.
         bool toTF32 = c.in == Scalar::F32 && c.precision == "tf32";
         auto operand = [&](double v) { return toTF32 ? truncateToTF32(float(v)) : float(v); };
         float acc = 0;

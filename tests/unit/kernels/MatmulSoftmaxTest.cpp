@@ -16,7 +16,7 @@ struct MatmulCase {
 /// Runs the seed matmul_kernel on random A (MxK), B (KxN) of type s and
 /// checks C against fmaf accumulation for k ascending (the dot semantics in
 /// Ops.def: the seed's tl.dot has the default input_precision, so f32
-/// operands are rounded to tf32 first). Returns the run's warnings.
+/// operands are truncated to tf32 first). Returns the run's warnings.
 std::vector<std::string> runMatmul(MatmulCase mc, Scalar s, bool optimize) {
   const int64_t B = 16;
   HostArray a(s, mc.M * mc.K), b(s, mc.K * mc.N), c(Scalar::F32, mc.M * mc.N);
@@ -31,7 +31,7 @@ std::vector<std::string> runMatmul(MatmulCase mc, Scalar s, bool optimize) {
                       {{"N_ITERS", valArg(cdiv(mc.K, B))}, {"BLOCK_M", valArg(B)}, {"BLOCK_N", valArg(B)},
                        {"BLOCK_K", valArg(B)}},
                       {cdiv(mc.M, B), cdiv(mc.N, B), 1}, optimize);
-  // f16/bf16 values are already tf32-exact; f32 ones are rounded (rna).
+  // f16/bf16 values are already tf32-exact; f32 ones are truncated.
   auto operand = [&](double v) { return s == Scalar::F32 ? truncateToTF32(float(v)) : float(v); };
   int bad = 0;
   for (int64_t i = 0; i < mc.M; ++i)
