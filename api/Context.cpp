@@ -218,7 +218,7 @@ void appendArgKey(std::string &key, const Arg &arg, bool constexprParam, const d
     } else {
       bool wide = *i < INT32_MIN || *i > INT32_MAX;
       key += 'I';
-      key += char(wide | (*i % 16 == 0) << 1 | (*i == 1) << 2);
+      key += char(wide | (*i % 16 == 0) << 1 | (*i == 1) << 2 | (*i % 8 == 0) << 3);   // sema's divisibilityOf
     }
   } else if (const double *d = std::get_if<double>(&v)) {
     key += constexprParam ? 'd' : 'D';

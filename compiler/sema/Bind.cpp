@@ -54,10 +54,15 @@ std::optional<ScalarArg> runtimeArg(const ArgValue &a) {
 }
 
 /// 16 when a pointer's address or an integer's value is a multiple of 16
-/// (the alignment the GPU back end vectorizes on); i1 and floats never.
+/// (the alignment the GPU back end vectorizes on), as Triton's `:16`; 8 for
+/// an integer that is a multiple of 8 only (not in Triton: a row stride of
+/// 8 halves or 4 floats, e.g. 3000, still makes 16-byte rows, which the
+/// cp.async operand path needs); i1 and floats never.
 int64_t divisibilityOf(const ScalarArg &a) {
   bool integral = a.type.isPtr || (a.type.isInt() && a.type.scalar != Scalar::I1);
-  return integral && a.i % 16 == 0 ? 16 : 1;
+  if (!integral) return 1;
+  if (a.i % 16 == 0) return 16;
+  return !a.type.isPtr && a.i % 8 == 0 ? 8 : 1;
 }
 
 /// Integers equal to 1 specialize as Triton's do (unit strides).

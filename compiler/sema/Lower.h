@@ -60,7 +60,8 @@ struct Specialization {
     ConstValue value;      ///< constexpr parameters
     ElemType type;         ///< runtime parameters
     /// Runtime pointers and integers: 16 when the address (in bytes) or the
-    /// value is a multiple of 16, else 1 (Triton's `:16` specialization).
+    /// value is a multiple of 16 (Triton's `:16` specialization), 8 for an
+    /// integer that is a multiple of 8 only, else 1.
     int64_t divisibility = 1;
     /// Runtime integers whose value is 1 (Triton's equal-to-1
     /// specialization, ":1" in a signature): the kernel sees the constant 1

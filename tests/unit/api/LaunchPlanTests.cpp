@@ -93,7 +93,7 @@ TEST_CASE("repeated launches respecialize exactly when an argument specializes d
   // Each case differs from the previous one in one specialization-relevant
   // way; a plan reused wrongly gives wrong numbers (e.g. a stride taken as
   // the constant 1, an i64 truncated to i32).
-  std::vector<Case> cases(9);
+  std::vector<Case> cases(10);
   cases[1].stride = 2;                      // not equal to 1
   cases[2].n = 1024;                        // n divisible by 16
   cases[3].offset = 1;                      // x no longer 16-byte aligned
@@ -102,6 +102,7 @@ TEST_CASE("repeated launches respecialize exactly when an argument specializes d
   cases[6].passBeta = true, cases[6].beta = 2.25f; // a runtime parameter by keyword
   cases[7].block = 32;
   cases[8] = cases[0];                      // back to the first plan
+  cases[9].n = 1000;                        // n divisible by 8, not 16
   std::vector<std::string> sigs;
   for (size_t i = 0; i < cases.size(); ++i) sigs.push_back(runCase(ctx, k, cases[i], uint32_t(i)));
   CHECK(sigs[0].find("i32:1") != std::string::npos); // stride == 1
@@ -112,6 +113,8 @@ TEST_CASE("repeated launches respecialize exactly when an argument specializes d
   CHECK(sigs[5].find("MODE=1") != std::string::npos);
   CHECK(sigs[7].find("BLOCK=32") != std::string::npos);
   CHECK(sigs[8] == sigs[0]);
+  CHECK(sigs[9].find("i32:8") != std::string::npos);
+  CHECK(sigs[9] != sigs[0]);
   // The same arguments as values of the same class: the fast path, same results.
   for (uint32_t seed = 100; seed < 105; ++seed) runCase(ctx, k, cases[1], seed);
 }

@@ -83,6 +83,14 @@ TEST_CASE("pointers and integers divisible by 16 specialize as :16") {
   CHECK(b.spec.params[0].divisibility == 1);
   CHECK(b.spec.params[1].divisibility == 16);
   CHECK(b.spec.params[3].divisibility == 1);
+  // An integer divisible by 8 but not 16 specializes as :8 (16-byte rows of
+  // halves); a pointer only ever as :16.
+  a[1] = valArg(int64_t(24));
+  a[0].address = 0x1008;
+  BoundLaunch b8 = bindK(a, {{"BLOCK", valArg(int64_t(16))}});
+  CHECK(b8.spec.params[1].divisibility == 8);
+  CHECK(b8.spec.params[0].divisibility == 1);
+  CHECK(b8.spec.key().find("i32:8,") != std::string::npos);
   // A float that happens to be a multiple of 16 is not specialized.
   a[2] = valArg(32.0);
   CHECK(bindK(a, {{"BLOCK", valArg(int64_t(16))}}).spec.params[2].divisibility == 1);
