@@ -162,7 +162,10 @@ def sizes(root, dtypes=None, only=0):
             if dtypes and name not in dtypes:
                 continue
             configs = cases["CONFIGS_32"] if name == "float32" else cases["CONFIGS_16"]
-            for M, N, K in cases["SHAPES"] if not only else ((only, only, only),):
+            shapes = cases["SHAPES"]
+            if only:
+                shapes = ((only, only, only),) if only > 0 else shapes[-1:]   # --only -1: the ragged shape
+            for M, N, K in shapes:
                 a = torch.randn((M, K), device="cuda", dtype=dtype)
                 b = torch.randn((K, N), device="cuda", dtype=dtype)
                 ref = torch.matmul(a.double(), b.double())
@@ -184,7 +187,7 @@ if __name__ == "__main__":
     ap.add_argument("--parts", default="seed,sizes", help="comma-separated: seed, sizes")
     ap.add_argument("--seed", type=int, help="torch's seed (default: the clock, for fresh data)")
     ap.add_argument("--dtypes", help="sizes part: comma-separated dtype names to run (default: all)")
-    ap.add_argument("--only", type=int, default=0, help="sizes part: that square size alone")
+    ap.add_argument("--only", type=int, default=0, help="sizes part: that square size alone (-1: the ragged shape)")
     args = ap.parse_args()
     parts = args.parts.split(",")
     seed = args.seed if args.seed is not None else int(time.time())
