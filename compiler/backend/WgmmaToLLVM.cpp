@@ -212,6 +212,16 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // docs/architecture.md); cp.async.wait_group and the barrier order the
   // copies before the MMAs.
   if (!async) inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
+  auto convergent = [](llvm::Value *call) {
+    llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
+    return call;
+  };
+  // tf32 in flight: the previous iteration's MMAs read registers that this
+  // iteration's fragment loads overwrite (the same PTX registers), and the
+  // buffer this iteration's copies refill: wait for them in this warp here,
+  // and in every warp once the barrier is passed (one barrier an iteration;
+  // the copies of a later stage, issued after the MMAs, overlap them)
+  if (tf32 && inFlight) convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 0;", "~{memory}", {}));
   barrier();
   // the scratch region is untouched when the operands have buffers of their own
   smemClean = inFlight && !aliasScratch ? clean : false;
@@ -296,10 +306,6 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
            : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;", mmaN, ty,
                          ty, regList, p0, p0 + 1);
   std::string mmaConstraints = outs + tied + (tf32 ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
-  auto convergent = [](llvm::Value *call) {
-    llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
-    return call;
-  };
   auto unpack = [&](llvm::Value *s) {
     Regs out;
     for (int64_t i = 0; i < perBlock; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
@@ -330,14 +336,13 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     blockAcc[size_t(m)] = c;
   }
   convergent(inlinePtx(nullptr, "wgmma.commit_group.sync.aligned;", "~{memory}", {}));
-  if (inFlight) {
+  if (inFlight && !tf32) {
     // the previous iteration's MMAs are done in this warp (this one's stay
     // in flight), and in every warp once the barrier is passed: the rest of
     // the iteration may overwrite their operand buffer (the cp.async ring's
-    // oldest slot, or the staging buffer of the next iteration). tf32 waits
-    // for this iteration's too: its A fragments are registers, which the
-    // next iteration's loads (the same PTX registers) overwrite.
-    convergent(inlinePtx(nullptr, fmt::format("wgmma.wait_group.sync.aligned {};", tf32 ? 0 : 1), "~{memory}", {}));
+    // oldest slot, or the staging buffer of the next iteration). (tf32
+    // waits at the start of the next iteration, above.)
+    convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 1;", "~{memory}", {}));
     barrier();
   }
   Regs fin = cur;
