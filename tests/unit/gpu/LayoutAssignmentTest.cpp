@@ -105,13 +105,20 @@ TEST_CASE("vector add: coalesced vector layout, no converts, same results") {
   Compiled c2 = laidOut(kVectorAdd, "add_kernel", args, {{"BLOCK", valArg(int64_t(256))}});
   for (auto *op : sema::test::opsOf(*c2.fn, ir::OpKind::Load))
     CHECK(op->result()->type.layout->str() == "#blocked<[2], [32], [4], [0]>");
-  // n not a multiple of 16: one element per access
+  // n = 1000, a multiple of 8 (bound as :8): the mask is constant over
+  // 8-element runs, so the 2 a thread gets stay one access
   args[3] = valArg(int64_t(1000));
+  Compiled c8 = laidOut(kVectorAdd, "add_kernel", args, {{"BLOCK", valArg(int64_t(256))}});
+  for (auto *op : sema::test::opsOf(*c8.fn, ir::OpKind::Load))
+    CHECK(op->result()->type.layout->str() == "#blocked<[2], [32], [4], [0]>");
+  // n not a multiple of 8: one element per access
+  const int64_t n1 = 996;
+  args[3] = valArg(n1);
   Compiled c1 = laidOut(kVectorAdd, "add_kernel", args, {{"BLOCK", valArg(int64_t(256))}});
   for (auto *op : sema::test::opsOf(*c1.fn, ir::OpKind::Load))
     CHECK(op->result()->type.layout->str() == "#blocked<[1], [32], [4], [0]>");
   interp::run(*c1.fn, {4, 1, 1}, c1.bound.args, {});
-  for (int64_t i = 0; i < 1000; ++i)
+  for (int64_t i = 0; i < n1; ++i)
     REQUIRE(out.f(i) == static_cast<float>(0.5 * i) + static_cast<float>(3.0 - i));
 }
 
