@@ -142,6 +142,17 @@ int64_t axisArg(const CallArgs &a, size_t i, int64_t rank, int64_t dflt) {
   return d;
 }
 
+/// Argument 0 of `what` (flip, sort): a tensor of numbers, else an error at
+/// its location.
+ir::Value *numericTensorArg(Lowerer &L, CallArgs &a, const char *what) {
+  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("{} needs a tensor, got {}", what, L.typeName(a[0])));
+  ir::Value *x = a[0].v;
+  ElemType elem = x->type.elem;
+  if (elem.isPtr || elem.scalar == Scalar::I1)
+    fail(a.locs[0], fmt::format("not supported: {} of {} tensors (numbers only)", what, elem.str()));
+  return x;
+}
+
 } // namespace
 
 Val shapeCat(Lowerer &L, CallArgs &a) {
@@ -160,11 +171,7 @@ Val shapeCat(Lowerer &L, CallArgs &a) {
 }
 
 Val shapeFlip(Lowerer &L, CallArgs &a) {
-  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("flip needs a tensor, got {}", L.typeName(a[0])));
-  ir::Value *x = a[0].v;
-  ElemType elem = x->type.elem;
-  if (elem.isPtr || elem.scalar == Scalar::I1)
-    fail(a.locs[0], fmt::format("not supported: flip of {} tensors (numbers only)", elem.str()));
+  ir::Value *x = numericTensorArg(L, a, "flip");
   int64_t r = x->type.rank(), d = axisArg(a, 1, r, r - 1), n = x->type.shape[size_t(d)];
   if (n == 1) return Val::ir(x);
   int64_t k = 0;
@@ -220,11 +227,7 @@ Val shapeSwizzle2d(Lowerer &L, CallArgs &a) {
 }
 
 Val shapeSort(Lowerer &L, CallArgs &a) {
-  if (!a[0].isTensor()) fail(a.locs[0], fmt::format("sort needs a tensor, got {}", L.typeName(a[0])));
-  ir::Value *x = a[0].v;
-  ElemType elem = x->type.elem;
-  if (elem.isPtr || elem.scalar == Scalar::I1)
-    fail(a.locs[0], fmt::format("not supported: sort of {} tensors (numbers only)", elem.str()));
+  ir::Value *x = numericTensorArg(L, a, "sort");
   int64_t r = x->type.rank();
   if (axisArg(a, 1, r, r - 1) != r - 1) fail(a.locs[1], "not supported: sort along a dimension other than the last");
   bool descending = a.has(2) && L.isTruthyConst(a[2], a.locs[2]);
