@@ -181,16 +181,18 @@ bool Emitter::dotWithMma(ir::Op &op) {
     if (tf32)
       for (llvm::Value *&x : r) x = toTf32(x);
     size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true);
+    Regs own = owners(d);   // replicated operand registers store once (uniform over a run)
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(rowStride)), crd[i][1]);
       llvm::Value *p = b.CreateGEP(elemTy, p0, idx);
+      llvm::Value *mine = own.empty() ? nullptr : own[i];
       if (n == 1) {
-        b.CreateStore(r[i], p);
+        storeIf(mine, r[i], p);
         continue;
       }
       llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(elemTy, n));
       for (size_t k = 0; k < n; ++k) v = b.CreateInsertElement(v, r[i + k], k);
-      b.CreateAlignedStore(v, p, llvm::Align(n * esz));
+      storeIf(mine, v, p, llvm::Align(n * esz));
     }
   };
   storeAt(regs(a), dist(a->type), 0, stride);

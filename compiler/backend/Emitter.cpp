@@ -78,6 +78,14 @@ const Regs &Emitter::regs(ir::Value *v) const {
   return it->second;
 }
 
+bool Emitter::isUsed(const ir::Value *v) {
+  if (!used_) {
+    used_.emplace();
+    ir::walk(const_cast<ir::Function &>(fn), [&](ir::Op &op) { used_->insert(op.operands.begin(), op.operands.end()); });
+  }
+  return used_->count(v) != 0;
+}
+
 llvm::Value *Emitter::scalar(ir::Value *v) const {
   const Regs &r = regs(v);
   TILE_ASSERT(r.size() == 1 && !v->type.isTensor(), "expected a scalar");
@@ -179,6 +187,63 @@ Regs Emitter::linearIndex(const Dist &d) {
   return out;
 }
 
+namespace {
+
+/// The bits of an index in [0, count) that `(index / div) % mod` reads
+/// (all powers of two in layouts).
+uint32_t bitsRead(int64_t div, int64_t mod, int64_t count) {
+  if (mod <= 1) return 0;
+  TILE_ASSERT((div & (div - 1)) == 0 && (mod & (mod - 1)) == 0, "layout factors must be powers of two");
+  return uint32_t((div * mod - 1) & ~(div - 1) & (count - 1));
+}
+
+} // namespace
+
+Regs Emitter::owners(const Dist &d) {
+  int rank = static_cast<int>(d.shape.size());
+  uint32_t laneUsed = 0, warpUsed = 0;
+  std::vector<bool> wraps(rank);
+  for (int k = 0; k < rank; ++k) {
+    const gpu::DimBase &db = d.bases[k];
+    if (db.laneMul) laneUsed |= bitsRead(db.laneDiv, db.laneMod, 32);
+    if (db.warpMul) warpUsed |= bitsRead(db.warpDiv, db.warpMod, opts.numWarps);
+    int64_t maxOff = 0;
+    for (const auto &o : d.offsets) maxOff = std::max(maxOff, o[k]);
+    wraps[k] = (db.laneMod - 1) * db.laneMul + (db.warpMod - 1) * db.warpMul + maxOff >= d.shape[k];
+  }
+  uint32_t laneFree = 31u & ~laneUsed, warpFree = uint32_t(opts.numWarps - 1) & ~warpUsed;
+  bool anyWrap = std::find(wraps.begin(), wraps.end(), true) != wraps.end();
+  if (!laneFree && !warpFree && !anyWrap) return {};
+  llvm::Value *thread = b.getTrue();
+  if (laneFree) thread = b.CreateICmpEQ(b.CreateAnd(lane, i32(laneFree)), i32(0));
+  if (warpFree) thread = b.CreateAnd(thread, b.CreateICmpEQ(b.CreateAnd(warp, i32(warpFree)), i32(0)));
+  std::vector<llvm::Value *> base(rank);
+  for (int k = 0; k < rank; ++k) {
+    if (!wraps[k]) continue;
+    const gpu::DimBase &db = d.bases[k];
+    llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
+    llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+    base[k] = b.CreateAdd(l, w);
+  }
+  Regs out;
+  for (const auto &o : d.offsets) {
+    llvm::Value *own = thread;
+    for (int k = 0; k < rank; ++k)
+      if (wraps[k]) own = b.CreateAnd(own, b.CreateICmpULT(b.CreateAdd(base[k], i32(o[k])), i32(d.shape[k])));
+    out.push_back(own);
+  }
+  return out;
+}
+
+llvm::Value *Emitter::scalarOwner() { return b.CreateICmpEQ(tid, i32(0)); }
+
+Regs Emitter::withOwners(Regs masks, const Regs &own) {
+  if (own.empty()) return masks;
+  if (masks.empty()) return own;
+  for (size_t i = 0; i < masks.size(); ++i) masks[i] = b.CreateAnd(masks[i], own[i]);
+  return masks;
+}
+
 // ---------------------------------------------------------------- threads, shared memory
 
 llvm::Value *Emitter::sreg(const char *name) {
@@ -228,12 +293,27 @@ void Emitter::needShared(int64_t bytes, Location loc, const std::string &what) {
 
 void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
   Regs idx = linearIndex(from);
+  Regs own = owners(from);
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
   smemClean = false;
   for (size_t i = 0; i < r.size(); ++i) {
     llvm::Value *v = r[i]->getType() == ty ? r[i] : b.CreateZExt(r[i], ty);
-    b.CreateStore(v, b.CreateGEP(ty, p0, idx[i]));
+    storeIf(own.empty() ? nullptr : own[i], v, b.CreateGEP(ty, p0, idx[i]));
   }
+}
+
+void Emitter::storeIf(llvm::Value *cond, llvm::Value *val, llvm::Value *ptr, llvm::MaybeAlign align) {
+  if (!cond || isa<llvm::ConstantInt>(cond)) {   // (a constant owner bit is true)
+    b.CreateAlignedStore(val, ptr, align);
+    return;
+  }
+  llvm::Function *f = b.GetInsertBlock()->getParent();
+  auto *yes = llvm::BasicBlock::Create(ctx, "own", f), *done = llvm::BasicBlock::Create(ctx, "own.done", f);
+  b.CreateCondBr(cond, yes, done);
+  b.SetInsertPoint(yes);
+  b.CreateAlignedStore(val, ptr, align);
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
 }
 
 llvm::Value *Emitter::loadShared(llvm::Value *index, llvm::Type *ty, int64_t base) {

@@ -60,6 +60,8 @@ public:
   gpu::AxisInfo axis;
 
   const Regs &regs(ir::Value *v) const;
+  /// True when some op of the function reads v (computed once, on first ask).
+  bool isUsed(const ir::Value *v);
   llvm::Value *scalar(ir::Value *v) const;
   void define(ir::Value *v, Regs r);
   /// Registers of v laid out as `want` (same shape): v's own registers when
@@ -77,6 +79,18 @@ public:
   std::vector<std::vector<llvm::Value *>> coords(const Dist &d);
   /// Row-major linear index (i32) of each register.
   Regs linearIndex(const Dist &d);
+  /// Per register, an i1: this thread is the one owner of the register's
+  /// element among every (thread, register) holding it, so a store, an
+  /// atomic or a shared-memory write of a replicated value is issued once
+  /// (Triton's free-variable mask on stores). Derived from the layout: lane
+  /// and warp bits that move no coordinate must be 0, and along a dim whose
+  /// threads wrap around the shape only the first wrap owns. Empty when no
+  /// element of `d` has two holders (the common case: no predicate).
+  Regs owners(const Dist &d);
+  /// The owner of a scalar, which every thread holds: thread 0.
+  llvm::Value *scalarOwner();
+  /// masks AND owners, register by register (either may be empty: no mask).
+  Regs withOwners(Regs masks, const Regs &owners);
 
   // ---- threads and shared memory
   llvm::Value *lane = nullptr, *warp = nullptr, *tid = nullptr;
@@ -126,6 +140,8 @@ public:
   /// Stores regs (laid out as `from`) to shared memory at their row-major
   /// index, at byte offset `base`; no barrier.
   void storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base);
+  /// A store issued only where `cond` (null: always), as a branch around it.
+  void storeIf(llvm::Value *cond, llvm::Value *val, llvm::Value *ptr, llvm::MaybeAlign align = {});
   /// Loads the element at a row-major index from shared memory.
   llvm::Value *loadShared(llvm::Value *index, llvm::Type *ty, int64_t base);
   Regs throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc);
@@ -182,6 +198,9 @@ public:
   void emitReduce(ir::Op &op);
   bool reduceWithShuffles(ir::Op &op);   ///< false: layout unsuited, nothing emitted
   void reduceThroughShared(ir::Op &op);
+  std::map<const std::vector<size_t> *, llvm::Value *>
+  partialOwners(const ir::Type &sliceType, const std::vector<const std::vector<size_t> *> &order,
+                const gpu::DimBase &axisBase);
   /// shfl.sync.bfly.b32 of v (up to 64 bits) with lane ^ laneMask, all lanes.
   llvm::Value *shuffleXor(llvm::Value *v, int laneMask);
   // DotToLLVM.cpp
@@ -260,6 +279,7 @@ public:
 
 private:
   std::map<ir::Value *, Regs> values_;
+  std::optional<std::set<const ir::Value *>> used_;
   llvm::GlobalVariable *smem_ = nullptr;
 };
 

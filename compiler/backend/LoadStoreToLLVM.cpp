@@ -7,6 +7,9 @@
 // Where the axis facts prove a run consecutive, aligned and uniformly
 // masked (Triton's case: unit strides, 16-divisible sizes), the vector
 // access is emitted directly, predicated by the run's one mask bit.
+// A store's element held by several threads (a scalar, a replicated
+// layout) is stored by its one owner (Emitter::owners): the mask is ANDed
+// with the owner bit, which is uniform over a run (runs never wrap).
 #include "backend/Emitter.h"
 
 #include <fmt/format.h>
@@ -243,6 +246,8 @@ void Emitter::emitStore(ir::Op &op) {
   Regs ptrs = regs(ptr);
   Regs vals = regsAs(op.operands[1], vt);
   Regs masks = op.operands.size() > 2 ? regsAs(op.operands[2], mt) : Regs{};
+  // one owner per element: replicated registers (and scalars) store once
+  masks = withOwners(std::move(masks), pt.isTensor() ? owners(dist(pt)) : Regs{scalarOwner()});
   for (llvm::Value *&v : vals)
     if (v->getType() != acc.memTy) v = b.CreateZExt(v, acc.memTy);
   size_t n = pt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(pt), 16 / acc.bytes) : 1;

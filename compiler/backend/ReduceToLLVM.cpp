@@ -100,6 +100,30 @@ llvm::Value *Emitter::shuffleXor(llvm::Value *v, int laneMask) {
   return ty->isIntegerTy() ? out : b.CreateBitCast(out, ty);
 }
 
+/// Per group of a shuffle reduction's registers, the owner of its per-warp
+/// partial slot (null: every holder is the owner): the result's slice
+/// layout with one more dim, the warp index along the axis (each warp has
+/// a slot of its own), so lanes along the axis and free lanes and warps
+/// store once.
+std::map<const std::vector<size_t> *, llvm::Value *>
+Emitter::partialOwners(const ir::Type &sliceType, const std::vector<const std::vector<size_t> *> &order,
+                       const gpu::DimBase &axisBase) {
+  Dist od;
+  if (sliceType.isTensor()) od = dist(sliceType);
+  else od.offsets.assign(1, {});
+  od.shape.push_back(axisBase.warpMod);
+  od.bases.push_back({1, 1, 0, axisBase.warpDiv, axisBase.warpMod, 1});
+  for (auto &o : od.offsets) o.push_back(0);
+  Regs own = owners(od);
+  std::map<const std::vector<size_t> *, llvm::Value *> out;
+  if (own.empty()) return out;
+  for (size_t r = 0; r < order.size(); ++r) {   // a group met twice: owned through either register
+    auto [it, fresh] = out.emplace(order[r], own[r]);
+    if (!fresh) it->second = b.CreateOr(it->second, own[r]);
+  }
+  return out;
+}
+
 bool Emitter::reduceWithShuffles(ir::Op &op) {
   ir::Value *x = op.operands[0], *res = op.result();
   int axis = static_cast<int>(op.intAttr("axis"));
@@ -196,9 +220,10 @@ bool Emitter::reduceWithShuffles(ir::Op &op) {
       return b.CreateGEP(t, b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base)),
                          b.CreateAdd(b.CreateMul(w, i32(nOut)), idx));
     };
+    std::map<const std::vector<size_t> *, llvm::Value *> owner = partialOwners(sliceType, order, ab);
     for (auto &[g, acc] : part) {
-      b.CreateStore(mty == vty ? acc[0] : b.CreateZExt(acc[0], mty), slot(wIdx, outIdx[g], mty, 0));
-      if (cb.isArg()) b.CreateStore(acc[1], slot(wIdx, outIdx[g], b.getInt32Ty(), offIdx));
+      storeIf(owner[g], mty == vty ? acc[0] : b.CreateZExt(acc[0], mty), slot(wIdx, outIdx[g], mty, 0));
+      if (cb.isArg()) storeIf(owner[g], acc[1], slot(wIdx, outIdx[g], b.getInt32Ty(), offIdx));
     }
     barrier();
     smemClean = false;

@@ -9,12 +9,16 @@
 // agree exactly; the cost is O(len) per register, not a log-depth scan.
 //
 // atomics: a tensor's element may live in several threads (replicated
-// layouts) or twice in one thread, but must be updated once. Each
-// (thread, register) writes a unique id to a claim slot per element; after
-// a barrier the one whose id survived performs `@p atom.global.<sem>.<scope>
-// .<op>.<type>` (p: its mask bit) and stores the old value to shared memory;
-// after a second barrier every holder reads it. A scalar atomic is done by
-// thread 0. Float max/min use Triton's scheme: the signed integer max (min)
+// layouts) or twice in one thread, but must be updated once. Its owner,
+// derived from the layout (Emitter::owners; thread 0 for a scalar),
+// performs `@p atom.global.<sem>.<scope>.<op>.<type>` (p: mask bit and
+// owner bit) and stores the old value to shared memory at the element's
+// row-major index; after a barrier every holder reads it (the next shared
+// use begins with a barrier, so no later write races with those reads);
+// an unread result goes nowhere. A scalar atomic (thread 0 acting for the
+// program) with release semantics has a barrier before it, one with
+// acquire semantics a barrier after it, so a lock taken and released by
+// thread 0 orders the accesses of every warp in the critical section. Float max/min use Triton's scheme: the signed integer max (min)
 // of the bits when the value's sign bit is clear, else the unsigned integer
 // min (max).
 #include "backend/ScanAtomicToLLVM.h"
@@ -148,17 +152,6 @@ struct AtomicLowering {
   }
 };
 
-/// Emits `then` under `cond` (a plain branch; then() must not branch out).
-void ifThen(Emitter &e, llvm::Value *cond, const std::function<void()> &then) {
-  llvm::Function *f = e.b.GetInsertBlock()->getParent();
-  auto *yes = llvm::BasicBlock::Create(e.ctx, "atom.own", f), *done = llvm::BasicBlock::Create(e.ctx, "atom.done", f);
-  e.b.CreateCondBr(cond, yes, done);
-  e.b.SetInsertPoint(yes);
-  then();
-  e.b.CreateBr(done);
-  e.b.SetInsertPoint(done);
-}
-
 } // namespace
 
 void emitAtomic(Emitter &e, ir::Op &op) {
@@ -175,37 +168,38 @@ void emitAtomic(Emitter &e, ir::Op &op) {
   size_t n = ptrs.size();
   int64_t elems = ptr->type.isTensor() ? ptr->type.numElements() : 1;
   llvm::Type *valTy = b.getIntNTy(al.bits);
-  int64_t claimBytes = ptr->type.isTensor() ? elems * 4 : 0, resultAt = (claimBytes + 7) / 8 * 8;
-  e.needShared(resultAt + elems * al.bits / 8, op.loc);
-  e.beginSharedUse();
-  Regs idx = ptr->type.isTensor() ? e.linearIndex(e.dist(ptr->type)) : Regs{e.i32(0)};
-  // Claim: the last (thread, register) id written per element owns it.
-  Regs owner;
-  if (ptr->type.isTensor()) {
-    llvm::Value *self = b.CreateMul(e.tid, e.i32(static_cast<int64_t>(n)));
-    llvm::Value *p0 = e.smemBase();
-    for (size_t r = 0; r < n; ++r)
-      b.CreateStore(b.CreateAdd(self, e.i32(r)), b.CreateGEP(b.getInt32Ty(), p0, idx[r]));
-    e.smemClean = false;
-    e.barrier();
-    for (size_t r = 0; r < n; ++r)
-      owner.push_back(b.CreateICmpEQ(e.loadShared(idx[r], b.getInt32Ty(), 0), b.CreateAdd(self, e.i32(r))));
-  } else {
-    owner.push_back(b.CreateICmpEQ(e.tid, e.i32(0)));
+  Regs owner = ptr->type.isTensor() ? e.owners(e.dist(ptr->type)) : Regs{e.scalarOwner()};
+  if (owner.empty()) owner.assign(n, b.getTrue());
+  bool returned = e.isUsed(res);   // else no old value goes back
+  // A scalar atomic is one thread's act on behalf of the whole program: a
+  // release orders every thread's earlier accesses (the barrier's
+  // cumulativity), an acquire every thread's later ones (the barrier after).
+  const std::string &sem = op.strAttr("sem");
+  bool scalar = !ptr->type.isTensor(), releases = sem == "release" || sem == "acq_rel";
+  bool acquires = sem == "acquire" || sem == "acq_rel";
+  if (scalar && releases) e.barrier();
+  Regs idx;
+  if (returned) {
+    e.needShared(elems * al.bits / 8, op.loc);
+    e.beginSharedUse();
+    idx = ptr->type.isTensor() ? e.linearIndex(e.dist(ptr->type)) : Regs{e.i32(0)};
   }
   for (size_t r = 0; r < n; ++r) {
     llvm::Value *pred = masks.empty() ? owner[r] : b.CreateAnd(owner[r], masks[r]);
     llvm::Value *old = al.one(pred, ptrs[r], vals[r], cas ? cmps[r] : nullptr);
-    ifThen(e, owner[r], [&] {
-      llvm::Value *p = b.CreateGEP(b.getInt8Ty(), e.smemBase(), e.i32(resultAt));
-      b.CreateStore(old, b.CreateGEP(valTy, p, idx[r]));
-    });
+    if (returned) e.storeIf(owner[r], old, b.CreateGEP(valTy, e.smemBase(), idx[r]));
+  }
+  if (!returned) {   // nothing reads the result
+    if (scalar && acquires) e.barrier();
+    size_t regs = res->type.isTensor() ? e.dist(res->type).numRegs() : 1;
+    e.define(res, Regs(regs, llvm::PoisonValue::get(e.llvmType(res->type.elem))));
+    return;
   }
   e.smemClean = false;
   e.barrier();
   Regs out;
   Regs outIdx = res->type.isTensor() ? e.linearIndex(e.dist(res->type)) : Regs{e.i32(0)};
-  for (llvm::Value *i : outIdx) out.push_back(al.fromBits(e.loadShared(i, valTy, resultAt)));
+  for (llvm::Value *i : outIdx) out.push_back(al.fromBits(e.loadShared(i, valTy, 0)));
   e.define(res, out);
 }
 

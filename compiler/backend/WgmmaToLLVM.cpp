@@ -183,12 +183,13 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
     auto value = [&](size_t i) { return tf32 ? toTf32(r[i]) : r[i]; };
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
+    Regs own = owners(d);   // replicated operand registers store once (uniform over a run)
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
       llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
       for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, value(i + k), k);
-      b.CreateAlignedStore(n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
-                           llvm::Align(n * uint64_t(geo.esize)));
+      storeIf(own.empty() ? nullptr : own[i], n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
+              llvm::Align(n * uint64_t(geo.esize)));
     }
   };
   bool clean = smemClean;
@@ -562,13 +563,19 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   mt.elem = ElemType::of(Scalar::I1);
   Regs ptrs = regsAs(load.operands[0], pt);
   Regs masks = load.operands.size() > 1 ? regsAs(load.operands[1], mt) : Regs{};
-  auto crd = coords(dist(res->type));
+  Dist d = dist(res->type);
+  auto crd = coords(d);
+  Regs own = owners(d);   // a replicated tile's chunk is copied by its owner alone
   smemClean = false;
   for (size_t g = 0; g < ptrs.size(); g += size_t(16 / Geometry::of(dot).esize)) {
     llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
     llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));
-    inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
+    if (own.empty())
+      inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
+    else
+      inlinePtx(nullptr, "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,b,~{memory}",
+                {dst, ptrs[g], size, own[g]});
   }
   // one commit group per iteration's pair of tiles (a and b), so that the
   // dot can wait for its own iteration's with wait_group depth - 1

@@ -3,7 +3,10 @@
 # H200 (see README, "GPU tests"): the driver runtime's tests, every example
 # and every tests/gpu program on the GPU with each launch checked against
 # the interpreter, then the side-by-side benchmark. Logs go to $OUT.
-#   usage: tests/gpu/run_on_gpu.sh BUILD_DIR [--no-bench]
+#   usage: tests/gpu/run_on_gpu.sh BUILD_DIR [--no-bench] [--sanitize]
+# --sanitize: after the programs, every program again under compute-sanitizer
+# (memcheck, racecheck, synccheck; tests/gpu/sanitize.sh), instead of the
+# benchmark.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -40,7 +43,10 @@ if [ $rc = 1 ] && grep -q "kernel 'far_store_kernel' faulted: CUDA_ERROR_ILLEGAL
 else
   echo "FAIL fault (exit $rc)" | tee -a "$out/summary.txt"
 fi
-if [ "${2:-}" != "--no-bench" ]; then
+if [[ " $* " == *" --sanitize "* ]]; then
+  "$root/tests/gpu/sanitize.sh" "$build" >> "$out/summary.txt" 2>&1
+  echo "sanitize exit $?" >> "$out/summary.txt"
+elif [[ " $* " != *" --no-bench "* ]]; then
   "$root/bench/gpu/run_h200.sh" "$build" "$out" > /dev/null 2>&1
   echo "bench exit $?" >> "$out/summary.txt"
 fi
