@@ -34,6 +34,15 @@ for f in "$root"/dsl_examples/*.tile "$root"/tests/gpu/*.tile; do
     fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
   fi
 done
+# GPU-only programs (no interpreter semantics): their own host checks judge them.
+for f in "$root"/tests/gpu/gpu_only/*.tile; do
+  echo "== $f" >> "$out/gpu_programs.txt"
+  if timeout 300 "$build/bin/tilec" run "$f" >> "$out/gpu_programs.txt" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $(basename "$f")" >> "$out/summary.txt"
+  else
+    fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
+  fi
+done
 echo "gpu programs: $pass passed, $fail failed" | tee -a "$out/summary.txt"
 # A faulting kernel: exit 1 and the driver's error naming the kernel.
 "$build/bin/tilec" run "$root/tests/gpu/faults/far_store.tile" > "$out/fault.txt" 2>&1
