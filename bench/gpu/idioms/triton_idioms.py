@@ -157,10 +157,10 @@ def part_matmul(root):
 # ------------------------------------------------------------------ attention
 
 def attention_inputs(Z, H, N, D):
-    # the distributions of tile's side (q, k ~ N(0, 1/4), v ~ N(0, 1))
-    q = (torch.randn((Z, H, N, D), device="cuda") * 0.5).half()
-    k = (torch.randn((Z, H, N, D), device="cuda") * 0.5).half()
-    v = torch.randn((Z, H, N, D), device="cuda").half()
+    # the distributions of tile's side: N(0, 1)
+    q = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
+    k = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
+    v = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
     return q, k, v
 
 
