@@ -7,7 +7,11 @@
 # joined tables to $OUT/bench-gpu.md (or stdout) and the raw outputs and
 # per-step times (bench-times.txt) beside it.
 #   usage: bench/gpu/run_h200.sh BUILD_DIR [OUT_DIR]
-#   env:   BENCH_PARTS="seed sizes" (default: both)
+#   env:   BENCH_PARTS="seed sizes" (default: both; "idioms" adds the
+#            idioms benchmark, bench/gpu/idioms/run.sh: the kernels of
+#            Triton's tutorials under tile, Triton and torch, about 5 min
+#            alone, so `BENCH_PARTS=idioms` is a call of its own; its table
+#            goes to $OUT/idioms/idioms.md and is appended to bench-gpu.md)
 #          SIZES_DIR=/tmp/tile-matmul-sizes (A, B, C .npy files, ~6.5 GB at
 #            peak, deleted after the check; not under OUT: too big to return)
 #          BENCH_DEADLINE_S=570 (steps are cut off at this many seconds from
@@ -80,11 +84,29 @@ if [[ " $parts " == *" sizes "* ]]; then
   rm -rf "$sizes_dir"
 fi
 
-step "triton side" python3 "$root/bench/gpu/triton_side.py" "$root" --parts "${parts// /,}" --seed "$seed" \
-  > "$out/bench-triton.jsonl" 2> "$out/bench-triton.err"
-echo "triton side exit $?" >> "$out/bench-triton.err"
-python3 "$root/bench/gpu/join.py" "$out/bench-tile.txt" "$out/bench-triton.jsonl" \
-  --sizes "$out/bench-sizes.txt" --check "$out/check-sizes.txt" > "$out/bench-gpu.md"
+if [[ " $parts " == *" seed "* || " $parts " == *" sizes "* ]]; then
+  step "triton side" python3 "$root/bench/gpu/triton_side.py" "$root" --parts "${parts// /,}" --seed "$seed" \
+    > "$out/bench-triton.jsonl" 2> "$out/bench-triton.err"
+  echo "triton side exit $?" >> "$out/bench-triton.err"
+  python3 "$root/bench/gpu/join.py" "$out/bench-tile.txt" "$out/bench-triton.jsonl" \
+    --sizes "$out/bench-sizes.txt" --check "$out/check-sizes.txt" > "$out/bench-gpu.md"
+else
+  : > "$out/bench-gpu.md"
+fi
+if [[ " $parts " == *" idioms "* ]]; then
+  # its own deadline: what is left of ours less 10 s for the joins, at most
+  # run.sh's default 285 s; tile's side gets 58 % of it
+  idioms_s=$((deadline - SECONDS - 10))
+  ((idioms_s > 285)) && idioms_s=285
+  IDIOMS_DEADLINE_S=$idioms_s IDIOMS_TILE_S=$((idioms_s * 58 / 100)) \
+    step "idioms" "$root/bench/gpu/idioms/run.sh" "$build" "$out/idioms" > /dev/null 2> "$out/idioms.err"
+  {
+    echo
+    echo "idioms of Triton's tutorials (bench/gpu/idioms, raw outputs in idioms/):"
+    echo
+    cat "$out/idioms/idioms.md"
+  } >> "$out/bench-gpu.md"
+fi
 if [[ -s "$out/bench-sweep.txt" ]]; then
   {
     echo

@@ -1,6 +1,7 @@
 #!/bin/bash
 # check_ptxas.sh TILEC SRCROOT - emits PTX for every dsl_examples kernel with
-# the signatures its host code launches it with, and assembles each with
+# the signatures its host code launches it with (and a few tests/gpu and
+# bench/gpu/idioms kernels at their bench signatures), and assembles each with
 # `ptxas -arch=sm_90a`. Skips (exit 0 with a message) when ptxas is absent.
 set -u
 TILEC=$1
@@ -54,6 +55,12 @@ flash_attention.tile|_attn_fwd|*fp16,*fp16,*fp16,fp32,*fp32,*fp16,i32,i32,i32,i3
 ../tests/gpu/shape_misc.tile|sort_kernel|*fp32:16,*fp32:16|-D DESC=True -D R=4 -D C=64|4
 ../tests/gpu/shape_misc.tile|swizzle_kernel|*i32:16,*i32:16,i32,i32|-D G=2 -D BLOCK=64|4
 ../tests/gpu/pointer_casts.tile|gather_kernel|*i64:16,*fp32:16,i32|-D BLOCK=64|4
+../bench/gpu/idioms/matmul.tile|matmul_kernel|*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D ACTIVATION=leaky_relu|8
+../bench/gpu/idioms/matmul.tile|matmul_persistent_kernel|*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132|8
+../bench/gpu/idioms/attention_v1.tile|attn_fwd_v1|*fp16:16,*fp16:16,*fp16:16,fp32,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16|-D BLOCK_M=128 -D BLOCK_N=64 -D HEAD_DIM=64 -D IS_CAUSAL=True|4
+../bench/gpu/idioms/attention_v2.tile|_attn_fwd_tile|*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32,i32:16,i32:16|-D BLOCK_M=128 -D BLOCK_N=64 -D HEAD_DIM=128 -D STAGE=3|8
+../bench/gpu/idioms/softmax.tile|softmax_persistent_kernel_tile|*fp32:16,*fp32:16,i32:16,i32:16,i32:16,i32:16|-D BLOCK_SIZE=16384 -D NUM_STAGES=2|8
+../bench/gpu/idioms/layernorm.tile|layer_norm_fwd_kernel|*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp32:16,*fp32:16,i32:16,i32:16,fp32|-D BLOCK_SIZE=8192|8
 TABLE
 [ "$FAILED" = 0 ] && echo "all $COUNT kernels assembled"
 exit $FAILED

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# run.sh - the idioms benchmark (issue 18, item 5), side by side in one H200
+# call: the kernels Triton users write, in the idioms of Triton's tutorials
+# (03 matrix multiplication, 09 persistent matmul, 06 fused attention in its
+# plain-pointer and block-pointer forms, 02 fused softmax, 05 layer norm),
+# written for this benchmark in bench/gpu/idioms/*.tile, run
+#   - under tile: `tilec bench FILE -D BENCH=1` (each file's main() runs its
+#     case list; every timed launch is declared with bench_work(), so tilec
+#     bench prints TFLOP/s or GB/s; every result is checked on the host
+#     against float64 references, sampled at these sizes: see each header);
+#   - under Triton 3.6 from the same files, with the same launch parameters,
+#     and torch (cuBLAS, SDPA, torch.softmax, F.layer_norm), every result
+#     checked against torch (triton_idioms.py; do_bench medians);
+# and joined into one markdown table (join_idioms.py) at OUT/idioms.md:
+# kernel, shape, config, tile, Triton, torch, tile/Triton, correct?.
+#
+#   usage: bench/gpu/idioms/run.sh BUILD_DIR [OUT_DIR]
+#   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm"
+#          IDIOMS_DEADLINE_S=285  everything is cut off at this many seconds
+#                                 (then the join runs: the whole stays < 5 min)
+#          IDIOMS_TILE_S=165      tile's side is cut off at this many seconds,
+#                                 so that Triton's side keeps its share
+#          IDIOMS_REPS=30         tilec bench --reps (timed launches per case)
+#          IDIOMS_SMALL=1         a dry run here, without a GPU: the small
+#                                 sizes on tile's interpreter, no Triton side
+#
+# A failed tile case (a host check that fails, a launch that faults) ends its
+# process; the file is then run again from the next case (-D FROM=n), and
+# the table says FAIL for it. Raw outputs beside the table:
+# idioms-tile-FILE.txt / .err, idioms-triton.jsonl / .err, idioms-times.txt.
+#
+# Time on the H200, estimated: tile's side about 1.5-2 min (host work
+# dominates: randn and the float64 copies for the checks, ~25 s for the two
+# 8192^3 inputs; 24 kernel compiles at 0.1-0.8 s; 30 timed launches a case,
+# under 3 s even for slow kernels); Triton's side about 1.5 min (28 cold
+# compiles at ~1-2 s, do_bench 100 ms a timing, f32 references).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+build=${1:-$root/build}
+out=${2:-${OUT:-/tmp/idioms}}
+files=${IDIOMS_FILES:-matmul attention_v1 attention_v2 softmax layernorm}
+deadline=${IDIOMS_DEADLINE_S:-285}
+tile_deadline=${IDIOMS_TILE_S:-165}
+reps=${IDIOMS_REPS:-30}
+small=${IDIOMS_SMALL:-0}
+mkdir -p "$out"
+: > "$out/idioms-times.txt"
+
+# Runs "$@" with what is left before the deadline $1 (at least 1 s) and
+# logs its time and exit status under the name $2.
+step() {
+  local until=$1 name=$2 t0=$SECONDS left rc
+  shift 2
+  left=$((until - SECONDS))
+  ((left < 1)) && left=1
+  timeout "$left" "$@"
+  rc=$?
+  echo "$name: $((SECONDS - t0)) s, exit $rc" >> "$out/idioms-times.txt"
+  return $rc
+}
+
+if [[ $small == 1 ]]; then
+  mode=(bench --interpret -D BENCH=0)
+else
+  mode=(bench --reps "$reps" -D BENCH=1)
+fi
+
+tile_files=()
+for f in $files; do
+  log=$out/idioms-tile-$f.txt
+  : > "$log"
+  : > "$out/idioms-tile-$f.err"
+  tile_files+=("$log")
+  from=0
+  part=$out/.part.txt
+  while ((SECONDS < tile_deadline)); do
+    step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" \
+      "$here/$f.tile" > "$part" 2> "$part.err"
+    rc=$?
+    cat "$part" >> "$log"
+    cat "$part.err" >> "$out/idioms-tile-$f.err"
+    ((rc == 0)) && break
+    # the case that failed: the first one of this run without its check line
+    done_now=$(grep -c "^check: idioms " "$part")
+    started=$(grep -c "^case: idioms " "$part")
+    ((started == 0)) && break  # nothing ran (a compile error of the host program, the deadline)
+    failed=$((from + done_now))
+    echo "idioms-failed: $f case $failed exit $rc" >> "$log"
+    { grep -m 1 -iE "error|fault" "$part.err" || tail -n 1 "$part.err"; } | sed 's/^/  /' >> "$log"
+    from=$((failed + 1))
+  done
+  rm -f "$part" "$part.err"
+done
+
+: > "$out/idioms-triton.jsonl"
+if [[ $small != 1 ]]; then
+  left=$((deadline - SECONDS - 5))
+  step "$deadline" "triton idioms" python3 "$here/triton_idioms.py" "$root" --parts "$(echo $files | tr ' ' ',')" \
+    --deadline "$left" > "$out/idioms-triton.jsonl" 2> "$out/idioms-triton.err"
+fi
+python3 "$here/join_idioms.py" --triton "$out/idioms-triton.jsonl" "${tile_files[@]}" > "$out/idioms.md"
+echo "total: $SECONDS s" >> "$out/idioms-times.txt"
+cat "$out/idioms.md"

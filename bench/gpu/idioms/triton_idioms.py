@@ -1,0 +1,380 @@
+"""triton_idioms.py - the Triton and torch side of the idioms benchmark
+(bench/gpu/idioms/run.sh), run on the H200.
+
+The kernels are the ones of bench/gpu/idioms/*.tile, executed as Python
+(a .tile file's top level is imports, constants and defs: its @triton.jit
+kernels run under Triton unchanged; its host functions are only called where
+they are plain Python: case names, warps and block rules, flop counts), at
+the files' own bench case lists (MATMUL_SHAPES, ATT_V1_CASES, ...), with the
+same launch parameters as tile's side (grid, num_warps, num_stages,
+constexprs). Where tile runs a marked variant of a kernel (attention_v2's
+`_attn_fwd_tile`, softmax's `softmax_persistent_kernel_tile`), Triton runs
+the idiomatic kernel (under Triton the two are the same kernel; see the
+files' headers); if Triton rejects the idiomatic one, it runs the variant
+and the row says so.
+
+Every result is checked against torch: matmuls against torch.matmul of the
+f32 inputs (TF32 off) with |c - ref| <= 2e-3 * sqrt(K) + 2e-3 * |ref|;
+attention O against F.scaled_dot_product_attention everywhere and against
+an f32 torch reference (softmax(q k^T * scale) v) on the first and the last
+head (atol = rtol = 1e-2), attention v2's M (base-2 log-sum-exp) on those
+heads against the f32 reference (1e-3), SDPA itself on those heads; softmax against torch.softmax (rtol 1e-5, atol 1e-6); layer
+norm against F.layer_norm (atol = rtol = 1e-2: both round y to f16). The
+torch baselines (cuBLAS, SDPA, torch.softmax, F.layer_norm) are timed and
+checked the same way. Timings: triton.testing.do_bench medians (warmup 25
+ms, rep 100 ms, L2 flushed between runs).
+
+Prints one JSON line per case: case (the name tile's side prints after
+"case: idioms"), kernel, unit, triton_ms / triton_perf / triton_ok,
+torch_ms / torch_perf / torch_ok, torch_impl, errors if any.
+
+usage: python3 triton_idioms.py REPO_ROOT [--parts matmul,attention_v1,...] [--deadline S] [--seed N] [--small]
+"""
+import argparse
+import json
+import math
+import time
+
+import torch
+import torch.nn.functional as F
+import triton
+import triton.testing
+
+PARTS = ("matmul", "attention_v1", "attention_v2", "softmax", "layernorm")
+LOG2E = 1.4426950408889634
+REP_MS = 100
+t_start = time.time()
+deadline_s = 1e9
+SMALL = False   # --small: the files' small case lists (tile's default sizes), a quick check
+
+
+def load(root, name):
+    """Executes bench/gpu/idioms/NAME.tile's top level; the host builtins its
+    plain-Python helpers call are provided here."""
+    path = f"{root}/bench/gpu/idioms/{name}.tile"
+    ns = {"__name__": "tile_idioms_" + name, "cdiv": triton.cdiv, "next_power_of_2": triton.next_power_of_2,
+          "sqrt": math.sqrt}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), ns)
+    return ns
+
+
+def bench(fn):
+    return triton.testing.do_bench(fn, warmup=25, rep=REP_MS, return_mode="median")
+
+
+def emit(**row):
+    print(json.dumps(row), flush=True)
+
+
+def out_of_time():
+    return time.time() - t_start > deadline_s
+
+
+def short(e):
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0] if msg else ''}"[:200]
+
+
+def timed(row, prefix, fn, work, check):
+    """Runs fn under do_bench, then check() (True/False) on its result; fills
+    row[prefix + '_ms' / '_perf' / '_ok'] or row[prefix + '_error']."""
+    try:
+        ms = bench(fn)
+        row[prefix + "_ms"] = ms
+        row[prefix + "_perf"] = work / ms / 1e9 if row["unit"] == "TFLOP/s" else work / ms / 1e6
+        row[prefix + "_ok"] = bool(check())
+    except Exception as e:  # a compile error, out of resources: a row that says so
+        row[prefix + "_error"] = short(e)
+    return row
+
+
+# ------------------------------------------------------------------ matmul
+
+def matmul_close(c, ref, K):
+    return bool(((c.float() - ref).abs() <= 2e-3 * math.sqrt(K) + 2e-3 * ref.abs()).all())
+
+
+def part_matmul(root):
+    ns = load(root, "matmul")
+    ns["BENCH"] = 0 if SMALL else 1
+    num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
+    dev_sms = torch.cuda.get_device_properties(0).multi_processor_count
+    cases = ns["matmul_cases"]()
+    data = {}
+    torch_done = {}
+    for case in cases:
+        if out_of_time():
+            break
+        kind, (M, N, K), cfg = case
+        if data.get("shape") != (M, N, K):
+            data.clear()
+            torch.cuda.empty_cache()
+            a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+            b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+            ref = torch.matmul(a.float(), b.float())
+            data.update(shape=(M, N, K), a=a, b=b, ref=ref)
+        a, b, ref = data["a"], data["b"], data["ref"]
+        act = "leaky_relu" if kind == "matmul_leaky_relu" else ""
+        want = F.leaky_relu(ref, 0.01) if act else ref
+        bm, bn, bk, group, warps, stages = cfg
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+        row = dict(case=ns["case_name"](case), kernel=kind, unit="TFLOP/s")
+        if kind == "persistent_matmul":
+            row["num_sms"] = num_sms
+            row["device_sms"] = dev_sms
+            kern = ns["matmul_persistent_kernel"]
+            grid = (min(num_sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
+
+            def run():
+                kern[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                           c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=group,
+                           NUM_SMS=num_sms, num_warps=warps, num_stages=stages)
+        else:
+            kern = ns["matmul_kernel"]
+            grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+
+            def run():
+                kern[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                           c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=group,
+                           ACTIVATION=act, num_warps=warps, num_stages=stages)
+        flops = 2 * M * N * K
+        timed(row, "triton", run, flops, lambda: matmul_close(c, want, K))
+        key = ((M, N, K), act)
+        if key not in torch_done:
+            t = dict(unit="TFLOP/s")
+            if act:
+                fn = lambda: F.leaky_relu(torch.matmul(a, b), 0.01)  # noqa: E731
+            else:
+                fn = lambda: torch.matmul(a, b)  # noqa: E731
+            timed(t, "torch", fn, flops, lambda: matmul_close(fn(), want, K))
+            torch_done[key] = t
+        row.update({k: v for k, v in torch_done[key].items() if k.startswith("torch")})
+        row["torch_impl"] = "cuBLAS" + (" + leaky_relu" if act else "")
+        emit(**row)
+        del c
+
+
+# ------------------------------------------------------------------ attention
+
+def attention_inputs(Z, H, N, D):
+    # the distributions of tile's side: N(0, 1)
+    q = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
+    k = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
+    v = torch.randn((Z, H, N, D), device="cuda", dtype=torch.float16)
+    return q, k, v
+
+
+def strides4(t):
+    return (t.stride(0), t.stride(1), t.stride(2), t.stride(3))
+
+
+def head_reference(q, k, v, z, h, causal, sm_scale):
+    """(O, base-2 log-sum-exp) of head (z, h) in f32."""
+    s = torch.matmul(q[z, h].float(), k[z, h].float().T) * sm_scale
+    if causal:
+        n = s.shape[0]
+        s = s.masked_fill(torch.ones(n, n, device=s.device, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.matmul(torch.softmax(s, dim=-1), v[z, h].float()), torch.logsumexp(s, dim=-1) * LOG2E
+
+
+def attention_close(o, ref, heads):
+    """o against SDPA everywhere and against the f32 reference on the heads of `heads`."""
+    if not torch.allclose(o, ref, atol=1e-2, rtol=1e-2):
+        return False
+    return all(torch.allclose(o[z, h].float(), want[0], atol=1e-2, rtol=1e-2) for (z, h), want in heads.items())
+
+
+def part_attention(root, version):
+    ns = load(root, version)
+    ns["BENCH"] = 0 if SMALL else 1
+    cases = ns["ATT_V1_CASES"] if version == "attention_v1" else ns["ATT_V2_CASES"]
+    if SMALL:
+        cases = ns["SMALL_ATT_V1_CASES"] if version == "attention_v1" else ns["SMALL_ATT_V2_CASES"]
+    for case in cases:
+        Z, H, N, D, bm, bn, warps, stages = case
+        torch.cuda.empty_cache()
+        q, k, v = attention_inputs(Z, H, N, D)
+        sm_scale = 1.0 / math.sqrt(D)
+        grid = (N // bm, Z * H)
+        for causal in (False, True):
+            if out_of_time():
+                return
+            o = torch.full_like(q, float("nan"))
+            row = dict(case=ns["case_name"](version, case, causal), kernel=version + (" causal" if causal else ""),
+                       unit="TFLOP/s")
+            flops = ns["attention_flops"](Z, H, N, D, causal)
+            ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=sm_scale)
+            heads = {(z, h): head_reference(q, k, v, z, h, causal, sm_scale) for z, h in ((0, 0), (Z - 1, H - 1))}
+            if version == "attention_v1":
+                kern = ns["attn_fwd_v1"]
+
+                def run():
+                    kern[grid](q, k, v, sm_scale, o, *strides4(q), *strides4(k), *strides4(v), *strides4(o), H, N,
+                               BLOCK_M=bm, BLOCK_N=bn, HEAD_DIM=D, IS_CAUSAL=causal, num_warps=warps,
+                               num_stages=stages)
+
+                check = lambda: attention_close(o, ref, heads)  # noqa: E731
+                timed(row, "triton", run, flops, check)
+            else:
+                lse = torch.full((Z, H, N), float("nan"), device="cuda", dtype=torch.float32)
+                stage = 3 if causal else 1
+
+                def launcher(kern):
+                    def run():
+                        kern[grid](q, k, v, sm_scale, lse, o, *strides4(q), *strides4(k), *strides4(v),
+                                   *strides4(o), Z, H, N, HEAD_DIM=D, BLOCK_M=bm, BLOCK_N=bn, STAGE=stage,
+                                   num_warps=warps, num_stages=stages)
+                    return run
+
+                def check():
+                    return (attention_close(o, ref, heads)
+                            and all(torch.allclose(lse[z, h], want[1], atol=1e-3, rtol=1e-3)
+                                    for (z, h), want in heads.items()))
+
+                timed(row, "triton", launcher(ns["_attn_fwd"]), flops, check)
+                if "triton_error" in row:   # Triton rejects the idiomatic kernel: run tile's variant, say so
+                    row["triton_idiomatic_error"] = row.pop("triton_error")
+                    row["triton_kernel"] = "_attn_fwd_tile (the tile variant)"
+                    timed(row, "triton", launcher(ns["_attn_fwd_tile"]), flops, check)
+            sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
+                q, k, v, is_causal=causal, scale=sm_scale)
+            # SDPA against the f32 reference heads
+            sdpa_ok = lambda: all(torch.allclose(sdpa()[z, h].float(), want[0], atol=1e-2, rtol=1e-2)  # noqa: E731
+                                  for (z, h), want in heads.items())
+            timed(row, "torch", sdpa, flops, sdpa_ok)
+            row["torch_impl"] = "SDPA"
+            emit(**row)
+            del o
+        del q, k, v
+
+
+# ------------------------------------------------------------------ softmax
+
+def part_softmax(root):
+    ns = load(root, "softmax")
+    ns["BENCH"] = 0 if SMALL else 1
+    num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
+    for n_rows, n_cols in ns["SMALL_SOFTMAX_SHAPES" if SMALL else "SOFTMAX_SHAPES"]:
+        torch.cuda.empty_cache()
+        x = torch.randn((n_rows, n_cols), device="cuda", dtype=torch.float32)
+        want = torch.softmax(x.double(), dim=-1).float()
+        block = triton.next_power_of_2(n_cols)
+        nbytes = 2 * n_rows * n_cols * 4
+        torch_row = dict(unit="GB/s")
+        timed(torch_row, "torch", lambda: torch.softmax(x, dim=-1), nbytes,
+              lambda: torch.allclose(torch.softmax(x, dim=-1), want, rtol=1e-5, atol=1e-6))
+        torch_row.pop("unit")
+        for persistent in (False, True):
+            if out_of_time():
+                return
+            y = torch.full_like(x, float("nan"))
+            if not persistent:
+                w = ns["row_warps"](block)
+                name = ns["case_name"]("softmax_row", (n_rows, n_cols), "block " + str(block) + " w" + str(w))
+                kern = ns["softmax_row_kernel"]
+
+                def run():
+                    kern[(n_rows,)](y, x, x.stride(0), y.stride(0), n_cols, BLOCK_SIZE=block, num_warps=w)
+            else:
+                progs = ns["persistent_programs"](n_rows, num_sms)
+                warps = ns["PERSISTENT_WARPS"]
+                stages = ns["PERSISTENT_STAGES"]
+                name = ns["case_name"]("softmax_persistent", (n_rows, n_cols),
+                                       "block " + str(block) + " programs " + str(progs) + " w" + str(warps)
+                                       + " s" + str(stages))
+                kern = ns["softmax_persistent_kernel"]
+
+                def run():
+                    kern[(progs,)](y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=block,
+                                   num_stages=stages, num_warps=warps)
+
+                def run_variant():
+                    ns["softmax_persistent_kernel_tile"][(progs,)](
+                        y, x, x.stride(0), y.stride(0), n_rows, n_cols, BLOCK_SIZE=block, NUM_STAGES=stages,
+                        num_stages=stages, num_warps=warps)
+            row = dict(case=name, kernel="softmax_persistent" if persistent else "softmax_row", unit="GB/s")
+            check = lambda: torch.allclose(y, want, rtol=1e-5, atol=1e-6)  # noqa: E731
+            timed(row, "triton", run, nbytes, check)
+            if persistent and "triton_error" in row:   # Triton rejects the idiomatic kernel: tile's variant
+                row["triton_idiomatic_error"] = row.pop("triton_error")
+                row["triton_kernel"] = "softmax_persistent_kernel_tile (the tile variant)"
+                timed(row, "triton", run_variant, nbytes, check)
+            row.update(torch_row)
+            row["torch_impl"] = "torch.softmax"
+            emit(**row)
+        del x, want
+
+
+# ------------------------------------------------------------------ layer norm
+
+def part_layernorm(root):
+    ns = load(root, "layernorm")
+    ns["BENCH"] = 0 if SMALL else 1
+    eps = 1e-5
+    for shape in ns["SMALL_LN_SHAPES" if SMALL else "LN_SHAPES"]:
+        M, N = shape[0], shape[1]
+        if out_of_time():
+            return
+        torch.cuda.empty_cache()
+        x = (torch.randn((M, N), device="cuda") * 2.0 + 1.5).half()
+        w = (torch.rand((N,), device="cuda") + 0.5).half()
+        b = torch.randn((N,), device="cuda").half()
+        y = torch.full_like(x, float("nan"))
+        mean = torch.empty((M,), device="cuda", dtype=torch.float32)
+        rstd = torch.empty((M,), device="cuda", dtype=torch.float32)
+        block = ns["ln_block"](N, shape[2] if SMALL else 65536 // 2)
+        warps = ns["ln_warps"](block)
+        want = F.layer_norm(x.float(), (N,), w.float(), b.float(), eps)
+        kern = ns["layer_norm_fwd_kernel"]
+
+        def run():
+            kern[(M,)](x, y, w, b, mean, rstd, x.stride(0), N, eps, BLOCK_SIZE=block, num_warps=warps)
+
+        name = "layernorm " + str(M) + "x" + str(N) + " f16 block " + str(block) + " w" + str(warps)
+        row = dict(case=name, kernel="layernorm", unit="GB/s")
+        nbytes = 2 * M * N * 2
+        timed(row, "triton", run, nbytes, lambda: torch.allclose(y.float(), want, atol=1e-2, rtol=1e-2))
+        fn = lambda: F.layer_norm(x, (N,), w, b, eps)  # noqa: E731
+        timed(row, "torch", fn, nbytes, lambda: torch.allclose(fn().float(), want, atol=1e-2, rtol=1e-2))
+        row["torch_impl"] = "F.layer_norm"
+        emit(**row)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("root", nargs="?", default=".")
+    ap.add_argument("--parts", default=",".join(PARTS), help="comma-separated: " + ", ".join(PARTS))
+    ap.add_argument("--deadline", type=float, default=1e9, help="seconds: cases after this are skipped")
+    ap.add_argument("--seed", type=int, help="torch's seed (default: the clock)")
+    ap.add_argument("--small", action="store_true", help="the files' small cases (as tile runs them by default)")
+    args = ap.parse_args()
+    deadline_s = args.deadline
+    SMALL = args.small
+    seed = args.seed if args.seed is not None else int(time.time())
+    torch.manual_seed(seed)
+    # f32 references and cuBLAS under the kernels' contract: no TF32, f16
+    # products summed in f32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    emit(case="device", impl=torch.cuda.get_device_name(), triton=triton.__version__, torch=torch.__version__,
+         seed=seed)
+    for part in args.parts.split(","):
+        if out_of_time():
+            emit(case="deadline", part=part, elapsed_s=time.time() - t_start)
+            break
+        t0 = time.time()
+        try:
+            if part == "matmul":
+                part_matmul(args.root)
+            elif part in ("attention_v1", "attention_v2"):
+                part_attention(args.root, part)
+            elif part == "softmax":
+                part_softmax(args.root)
+            elif part == "layernorm":
+                part_layernorm(args.root)
+            else:
+                raise SystemExit(f"unknown part {part!r} (parts: {', '.join(PARTS)})")
+        except Exception as e:  # one part's failure leaves the others
+            emit(case="part failed", part=part, error=short(e))
+        emit(case="part time", part=part, seconds=time.time() - t0)
