@@ -572,6 +572,8 @@ private:
     AxisFacts c = get(op.operands[0]), a = get(op.operands[1]), b = get(op.operands[2]);
     if (c.constant)
       return *c.constant ? a : b;
+    if (a.constant && a.constant == b.constant)
+      return a;
     int64_t unit = unitOf(op.result());
     AxisFacts f = unknown(dims(op.result()));
     for (size_t d = 0; d < f.contiguity.size(); ++d) {
@@ -579,8 +581,6 @@ private:
       f.divisibility[d] = std::gcd(startDiv(a, d, f.contiguity[d], unit), startDiv(b, d, f.contiguity[d], unit));
       f.constancy[d] = gcdOf(a.constancy[d], b.constancy[d], c.constancy[d]);
     }
-    if (a.constant && a.constant == b.constant)
-      f.constant = a.constant;
     return f;
   }
 
