@@ -52,18 +52,27 @@ bool Dist::operator==(const Dist &o) const {
 Emitter::Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts)
     : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()), axis(gpu::analyzeAxisInfo(fn)) {}
 
-size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned) {
-  int last = static_cast<int>(d.shape.size()) - 1;
-  const gpu::DimBase &base = d.bases[last];
+int fastestDim(const ir::Type &t) {
+  if (const gpu::BlockedLayout *b = gpu::asBlocked(t)) return static_cast<int>(b->order[0]);
+  if (const gpu::SliceLayout *s = gpu::asSlice(t))
+    for (int64_t p : s->parent->order)
+      if (p != s->dim) return static_cast<int>(p > s->dim ? p - 1 : p);
+  return t.rank() - 1;
+}
+
+size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned, int dim) {
+  int rank = static_cast<int>(d.shape.size());
+  int along = dim < 0 ? rank - 1 : dim;
+  const gpu::DimBase &base = d.bases[along];
   for (size_t n = maxElems; n > 1; n /= 2) {
     if (d.numRegs() % n) continue;
     auto multiple = [&](int64_t v) { return v % (int64_t)n == 0; };
     bool ok = !aligned || ((base.laneMod == 1 || multiple(base.laneMul)) && (base.warpMod == 1 || multiple(base.warpMul)));
     for (size_t g = 0; g < d.numRegs() && ok; g += n) {
-      ok = d.offsets[g][last] + (int64_t)n <= d.shape[last] && (!aligned || multiple(d.offsets[g][last]));
+      ok = d.offsets[g][along] + (int64_t)n <= d.shape[along] && (!aligned || multiple(d.offsets[g][along]));
       for (size_t k = 1; k < n && ok; ++k)
-        for (int dim = 0; dim <= last && ok; ++dim)
-          ok = d.offsets[g + k][dim] == d.offsets[g][dim] + (dim == last ? (int64_t)k : 0);
+        for (int x = 0; x < rank && ok; ++x)
+          ok = d.offsets[g + k][x] == d.offsets[g][x] + (x == along ? (int64_t)k : 0);
     }
     if (ok) return n;
   }

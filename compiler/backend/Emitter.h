@@ -36,11 +36,16 @@ struct Dist {
 };
 
 /// Registers per access run: the largest power of two n <= maxElems such
-/// that every aligned group of n registers is consecutive along the last
-/// dim. With `aligned`, every run also starts at a multiple of n in every
-/// thread (register offsets and thread bases), so its address is aligned
-/// to its size wherever a row is. 1 when no wider run exists.
-size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned = false);
+/// that every aligned group of n registers is consecutive along `dim` (the
+/// last dim when -1). With `aligned`, every run also starts at a multiple
+/// of n in every thread (register offsets and thread bases), so its address
+/// is aligned to its size wherever a row is. 1 when no wider run exists.
+size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned = false, int dim = -1);
+
+/// The dim along which a layout's consecutive registers run: a blocked
+/// layout's order[0], a slice's first parent dim in order that it keeps
+/// (the last dim without a layout).
+int fastestDim(const ir::Type &t);
 
 class Emitter {
 public:

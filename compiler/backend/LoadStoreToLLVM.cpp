@@ -1,7 +1,7 @@
 // LoadStoreToLLVM.cpp - global loads and stores. Masked lanes go through
 // predicated inline PTX (`@p ld.global`, result preset to `other`), so a
 // masked-off lane touches no memory. Runs of registers contiguous along the
-// fastest dim are versioned: when, at run time, the run's pointers are
+// layout's fastest dim (order[0], any dim) are versioned: when, at run time, the run's pointers are
 // consecutive, aligned to the vector size and all unmasked, one vector
 // access (ld/st.global.v2/v4) serves them; otherwise the per-element path.
 // Where the axis facts prove a run consecutive, aligned and uniformly
@@ -68,13 +68,13 @@ struct Access {
 };
 
 /// Elements per access proven by the axis facts for every register group of
-/// `d` (runs of n registers starting at multiples of n along the last dim),
-/// or 1 when the facts do not cover n.
-size_t provenWidth(const Emitter &e, const Dist &d, const ir::Value *ptr, const ir::Value *mask, size_t n,
+/// `d` (runs of n registers starting at multiples of n along `dim`), or 1
+/// when the facts do not cover n.
+size_t provenWidth(const Emitter &e, const Dist &d, int dim, const ir::Value *ptr, const ir::Value *mask, size_t n,
                    const Access &acc) {
   if (n < 2 || acc.memTy->isPointerTy() || n * acc.bytes < 4) return 1;
-  if ((size_t)e.axis.vectorWidth(ptr, mask) < n) return 1;
-  return contiguousRun(d, n, /*aligned=*/true) == n ? n : 1;
+  if ((size_t)e.axis.vectorWidth(ptr, mask, dim) < n) return 1;
+  return contiguousRun(d, n, /*aligned=*/true, dim) == n ? n : 1;
 }
 
 /// A run of n elements as 32-bit words, and back (for b32 vector asm).
@@ -201,9 +201,10 @@ void Emitter::emitLoad(ir::Op &op) {
   Regs others = op.operands.size() > 2 ? regsAs(op.operands[2], rt) : Regs(ptrs.size(), llvm::Constant::getNullValue(llvmType(elem)));
   for (llvm::Value *&o : others)
     if (o->getType() != acc.memTy) o = b.CreateZExt(o, acc.memTy);   // i1 -> byte
-  size_t n = rt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(rt), 16 / acc.bytes) : 1;
+  int dim = rt.isTensor() ? fastestDim(rt) : 0;
+  size_t n = rt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(rt), 16 / acc.bytes, false, dim) : 1;
   ir::Value *maskV = op.operands.size() > 1 ? op.operands[1] : nullptr;
-  bool proven = rt.isTensor() && provenWidth(*this, dist(rt), op.operands[0], maskV, n, acc) == n && n > 1;
+  bool proven = rt.isTensor() && provenWidth(*this, dist(rt), dim, op.operands[0], maskV, n, acc) == n && n > 1;
   Regs out;
   for (size_t g = 0; g < ptrs.size(); g += n) {
     if (proven) {
@@ -250,9 +251,10 @@ void Emitter::emitStore(ir::Op &op) {
   masks = withOwners(std::move(masks), pt.isTensor() ? owners(dist(pt)) : Regs{scalarOwner()});
   for (llvm::Value *&v : vals)
     if (v->getType() != acc.memTy) v = b.CreateZExt(v, acc.memTy);
-  size_t n = pt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(pt), 16 / acc.bytes) : 1;
+  int dim = pt.isTensor() ? fastestDim(pt) : 0;
+  size_t n = pt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(pt), 16 / acc.bytes, false, dim) : 1;
   ir::Value *maskV = op.operands.size() > 2 ? op.operands[2] : nullptr;
-  bool proven = pt.isTensor() && provenWidth(*this, dist(pt), ptr, maskV, n, acc) == n && n > 1;
+  bool proven = pt.isTensor() && provenWidth(*this, dist(pt), dim, ptr, maskV, n, acc) == n && n > 1;
   for (size_t g = 0; g < ptrs.size(); g += n) {
     if (proven) {
       provenStore(*this, acc, ptrs[g], masks.empty() ? nullptr : masks[g], vals, g, n);

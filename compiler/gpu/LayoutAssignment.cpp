@@ -267,6 +267,7 @@ private:
     std::vector<int64_t> shape;      ///< of the largest member
     LayoutPtr anchor;                ///< coalesced layout of a load/store
     int anchorVec = 0;
+    bool anchorDefaultOrder = false; ///< the anchor's fastest dim is the last
     bool forceBlocked = false;
     bool mma = false;                ///< holds the result of a dot on tensor cores
     bool wgmma = false;              ///< ... of one that can run as wgmma
@@ -309,11 +310,18 @@ private:
       ir::Value *mask = op.operands.size() > (op.kind == OpKind::Load ? 1u : 2u)
                             ? op.operands[op.kind == OpKind::Load ? 1 : 2]
                             : nullptr;
-      int vec = axis_.vectorWidth(ptr, mask);
+      // Triton's coalescing: the fastest dim is the most contiguous one
+      // (ties: the default order), the vector width along it
+      std::vector<int64_t> order = axis_.accessOrder(ptr);
+      int vec = axis_.vectorWidth(ptr, mask, (int)order[0]);
+      bool defaultOrder = order[0] == ptr->type.rank() - 1;
       ClassInfo *c = cls(ptr);
-      if (vec > c->anchorVec) {
+      // the widest access of the class anchors it; among equally wide ones
+      // the first in the default order (as before orders were chosen)
+      if (vec > c->anchorVec || (vec == c->anchorVec && defaultOrder && !c->anchorDefaultOrder)) {
         c->anchorVec = vec;
-        c->anchor = defaultBlocked(ptr->type.shape, numWarps_, vec);
+        c->anchorDefaultOrder = defaultOrder;
+        c->anchor = defaultBlocked(ptr->type.shape, numWarps_, vec, order);
       }
       return;
     }
@@ -442,10 +450,11 @@ private:
       return nullptr;
     auto cls = classLayout_.find(find(op.operands[0]));
     auto *b = cls == classLayout_.end() ? nullptr : dynamic_cast<const BlockedLayout *>(cls->second.get());
-    if (!b || b->sizePerThread.back() * byteSize(op.operands[1]->type.elem.scalar) <= 16)
+    if (!b || b->sizePerThread[b->order[0]] * byteSize(op.operands[1]->type.elem.scalar) <= 16)
       return nullptr;
-    int vec = axis_.vectorWidth(op.operands[0], op.operands.size() > 2 ? op.operands[2] : nullptr);
-    return defaultBlocked(op.operands[0]->type.shape, numWarps_, vec);
+    std::vector<int64_t> order = axis_.accessOrder(op.operands[0]);
+    int vec = axis_.vectorWidth(op.operands[0], op.operands.size() > 2 ? op.operands[2] : nullptr, (int)order[0]);
+    return defaultBlocked(op.operands[0]->type.shape, numWarps_, vec, order);
   }
 
   void insertConversions(ir::Block &b) {

@@ -4,7 +4,10 @@
 //   - values that must share a layout (elementwise operands and results,
 //     load/store operands, broadcast in/out, dot acc/result, loop and if
 //     carried values) form one class; a class with a load or store takes the
-//     coalesced layout of its pointers (vector width from AxisInfo), a class
+//     coalesced layout of its pointers (Triton's coalescing: the order's
+//     fastest dim is the pointers' most contiguous dim, the vector width
+//     along it from AxisInfo; the widest access of a class wins, ties go to
+//     the default order, last dim fastest), a class
 //     holding a reduce result takes its slice layout, a class feeding
 //     expand_dims takes the matching slice, any other a default blocked one;
 //   - where a use needs another layout (expand_dims operands, reduce results,

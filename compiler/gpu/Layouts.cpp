@@ -206,22 +206,27 @@ const SliceLayout *asSlice(const ir::Type &t) { return dynamic_cast<const SliceL
 
 // ---------------------------------------------------------------- default
 
-std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec) {
+std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec,
+                                                    std::vector<int64_t> order) {
   int rank = (int)shape.size();
   TILE_ASSERT(rank >= 1 && numWarps >= 1 && vec >= 1, "bad default layout request");
+  if (order.empty())
+    for (int d = rank - 1; d >= 0; --d)
+      order.push_back(d);
+  TILE_ASSERT((int)order.size() == rank, "layout order of the wrong rank");
   // No more elements per thread than an even spread gives (as Triton's
   // coalescing does): wider vectors would leave warps replicating others.
   int64_t elements = 1;
   for (int64_t d : shape)
     elements *= d;
   vec = (int)std::min<int64_t>(vec, std::max<int64_t>(1, elements / (32 * (int64_t)numWarps)));
+  int64_t fast = order.front(), slow = order.back();
   auto l = std::make_shared<BlockedLayout>();
   l->sizePerThread.assign(rank, 1);
-  l->sizePerThread[rank - 1] = std::min<int64_t>(vec, shape[rank - 1]);
+  l->sizePerThread[fast] = std::min<int64_t>(vec, shape[fast]);
   l->threadsPerWarp.assign(rank, 1);
   l->warpsPerCTA.assign(rank, 1);
-  for (int d = rank - 1; d >= 0; --d)
-    l->order.push_back(d);
+  l->order = order;
   // Lanes: fastest dims first, no more than the elements left per dim;
   // leftover lanes replicate along the fastest dim.
   int64_t lanes = 32;
@@ -230,15 +235,16 @@ std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &
     l->threadsPerWarp[d] = std::min(lanes, room);
     lanes /= l->threadsPerWarp[d];
   }
-  l->threadsPerWarp[rank - 1] *= lanes;
+  l->threadsPerWarp[fast] *= lanes;
   // Warps: slowest dims first; leftover warps replicate along the slowest.
   int64_t warps = numWarps;
-  for (int d = 0; d < rank; ++d) {
+  for (auto it = l->order.rbegin(); it != l->order.rend(); ++it) {
+    int64_t d = *it;
     int64_t room = std::max<int64_t>(1, shape[d] / (l->sizePerThread[d] * l->threadsPerWarp[d]));
     l->warpsPerCTA[d] = std::min(warps, room);
     warps /= l->warpsPerCTA[d];
   }
-  l->warpsPerCTA[0] *= warps;
+  l->warpsPerCTA[slow] *= warps;
   return l;
 }
 

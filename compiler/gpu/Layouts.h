@@ -57,10 +57,13 @@ const BlockedLayout *asBlocked(const ir::Type &t);
 const SliceLayout *asSlice(const ir::Type &t);
 
 /// Triton's default blocked layout for `shape` over numWarps warps: order
-/// fastest-last-dim ([rank-1, ..., 0]), sizePerThread[rank-1] = vec (others
-/// 1), lanes assigned to the fastest dims first, warps to the slowest dims
-/// first, never more threads along a dim than elements when avoidable.
-std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec = 1);
+/// fastest-last-dim ([rank-1, ..., 0]) unless `order` is given (order[0] the
+/// fastest dim, as a coalesced access along another dim needs),
+/// sizePerThread[order[0]] = vec (others 1), lanes assigned to the fastest
+/// dims first, warps to the slowest dims first, never more threads along a
+/// dim than elements when avoidable.
+std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec = 1,
+                                                    std::vector<int64_t> order = {});
 
 /// For a value of `shape` with layout `layout` (Blocked or Slice), per
 /// register, the compile-time offset of each dim (before the `% S[d]`):

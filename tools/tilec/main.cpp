@@ -143,7 +143,8 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
 
 /// Parses a Triton AOT signature: "*fp32:16,*fp16,i32,fp32". The values are
 /// stand-ins whose divisibility is what the signature says: pointers at
-/// 0x1000 (":16") or 0x1008, ints 16 (":16"), 1 (":1") or 3, so that binding derives
+/// 0x1000 (":16") or 0x1008, ints 16 (":16"), 8 (":8", tile's divisible-by-8
+/// class), 1 (":1") or 3, so that binding derives
 /// the same specialization a real launch with such arguments would.
 std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
   std::vector<sema::ArgValue> out;
@@ -156,6 +157,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     item.erase(item.find_last_not_of(' ') + 1);
     bool div16 = item.find(":16") != std::string::npos;
     bool one = !div16 && item.size() >= 2 && item.compare(item.size() - 2, 2, ":1") == 0;
+    bool div8 = item.size() >= 2 && item.compare(item.size() - 2, 2, ":8") == 0;
     if (size_t colon = item.find(':'); colon != std::string::npos) item = item.substr(0, colon);
     sema::ArgValue a;
     bool ptr = !item.empty() && item[0] == '*';
@@ -171,7 +173,7 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
     } else if (*s == Scalar::I1) {
       a.value = false;
     } else {
-      int64_t v = div16 ? 16 : one ? 1 : 3;
+      int64_t v = div16 ? 16 : div8 ? 8 : one ? 1 : 3;
       a.value = bitWidth(*s) == 64 ? (int64_t(1) << 40) + v : v; // i64: out of i32 range
     }
     out.push_back(a);

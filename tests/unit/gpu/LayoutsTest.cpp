@@ -157,6 +157,11 @@ TEST_CASE("default blocked layouts match Triton's") {
   // 8 elements over 64 threads give 1 per thread, 256 over 128 give 2.
   CHECK(defaultBlocked({2, 4}, 2, 8)->str() == "#blocked<[1, 1], [2, 16], [2, 1], [1, 0]>");
   CHECK(defaultBlocked({16, 16}, 4, 4)->str() == "#blocked<[1, 2], [4, 8], [4, 1], [1, 0]>");
+  // Another order (an access contiguous along dim 0): the vector, the
+  // lanes and the leftovers go to order[0], the warps to the slowest dim.
+  CHECK(defaultBlocked({64, 128}, 4, 8, {0, 1})->str() == "#blocked<[8, 1], [8, 4], [1, 4], [0, 1]>");
+  CHECK(defaultBlocked({128, 64}, 8, 4, {1, 0})->str() == defaultBlocked({128, 64}, 8, 4)->str());
+  CHECK(defaultBlocked({4, 8, 16}, 4, 4, {0, 2, 1})->str() == "#blocked<[4, 1, 1], [1, 2, 16], [1, 4, 1], [0, 2, 1]>");
 }
 
 TEST_CASE("regOffsets and dimBases follow the documented formula") {
