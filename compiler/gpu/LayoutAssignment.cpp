@@ -215,6 +215,14 @@ private:
         // fragment layout: the splat is cloned in the load's layout instead
         if (op.kind == OpKind::Load && i == 2 && inMmaClass(op.operands[i]))
           continue;
+        // index arithmetic (a cheap chain: aranges, splats, broadcasts and
+        // elementwise ops of them) feeding data does not tie the data's class
+        // to the other users of a CSE'd index: each user clones the chain in
+        // its own layout (insertConversions). Else attention's q load, whose
+        // row offsets the causal mask of q @ k shares, took the MMA
+        // accumulator's fragment layout instead of its coalesced one.
+        if (!cheap(first, 0) && cheap(op.operands[i], 0))
+          continue;
         unite(op.operands[i], first);
       }
       return;
@@ -433,6 +441,10 @@ private:
         return ownStoreLayout_;
       return op.operands[0]->type.isTensor() ? classLayout_.at(find(op.operands[0])) : classLayout_.at(find(v));
     default:
+      // an elementwise op's cheap operands may be in another class (unifyOp):
+      // the result's layout
+      if ((isElementwise(op.kind) || op.kind == OpKind::Broadcast) && op.result()->type.isTensor())
+        return classLayout_.at(find(op.result()));
       return classLayout_.at(find(v));
     }
   }
