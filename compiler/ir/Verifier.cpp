@@ -1,5 +1,6 @@
 // Verifier.cpp - per-op checks driven by OpKind, plus scoping and region
 // structure. Each check throws on the first violation.
+#include "ir/Libdevice.h"
 #include "ir/Verifier.h"
 #include "ir/Printer.h"
 
@@ -237,6 +238,7 @@ private:
     case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
     case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf: case OpKind::Tanh: return verifyUnary();
     case OpKind::Fma: return verifyFma();
+    case OpKind::ExternElementwise: return verifyExtern();
     case OpKind::Load: return verifyLoad();
     case OpKind::Store: return verifyStore();
     case OpKind::Dot: return verifyDot();
@@ -440,6 +442,23 @@ private:
       error(fmt::format("needs an integer operand, got {}", printType(operand(0))));
     if (k != OpKind::Not && k != OpKind::Neg && k != OpKind::Abs && !operand(0).elem.isFloat())
       error(fmt::format("needs a float operand, got {}", printType(operand(0))));
+  }
+
+  void verifyExtern() {
+    numOperands(1, 4);
+    numResults(1);
+    const ExternOverload *o = findLibdeviceSymbol(strAttr("symbol"));
+    if (!o) error(fmt::format("unknown libdevice symbol \"{}\"", strAttr("symbol")));
+    if (o->args.size() != op_->operands.size())
+      error(fmt::format("{} takes {} operands", strAttr("symbol"), o->args.size()));
+    for (size_t i = 0; i < o->args.size(); ++i) {
+      expectSameShape(operand(i), result(), "operand and result");
+      if (operand(i).elem != ElemType::of(o->args[i]))
+        error(fmt::format("operand {} of {} must be {}, got {}", i, strAttr("symbol"), scalarName(o->args[i]),
+                          printType(operand(i))));
+    }
+    if (result().elem != ElemType::of(o->ret))
+      error(fmt::format("{} returns {}, not {}", strAttr("symbol"), scalarName(o->ret), printType(result())));
   }
 
   void verifyFma() {

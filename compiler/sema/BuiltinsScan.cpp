@@ -157,7 +157,7 @@ Val bCumsum(Lowerer &L, CallArgs &a) {
   if (a.has(3)) {
     const Val &d = a[3];
     const DTypeValue *dt = d.isConst() ? std::get_if<DTypeValue>(&d.c.v) : nullptr;
-    if (!dt) fail(a.locs[3], "expected a dtype such as tl.float32 for 'cumsum'");
+    if (!dt || !dt->isPlain()) fail(a.locs[3], "expected a dtype such as tl.float32 for 'cumsum'");
     t = dt->type;
   } else if (t.isInt() && bitWidth(t.scalar) < 32) {
     t = ElemType::of(isSigned(t.scalar) ? Scalar::I32 : Scalar::U32);
