@@ -560,15 +560,30 @@ private:
     return t;
   }
 
+  /// scan of n tensors of one shape: n results of their types, a region of
+  /// 2n scalar arguments (accumulators, then values) yielding n scalars.
   void verifyScan() {
-    checkAxisOperand();
-    const Type &in = operand(0);
-    expectType(result(), in.withElem(in.elem), "result");
-    Type e = Type::scalar(in.elem);
+    size_t n = op_->operands.size();
+    if (n == 0) error("needs at least one operand");
+    numResults(n);
+    int64_t axis = intAttr("axis");
+    std::vector<Type> elems;
+    for (size_t i = 0; i < n; ++i) {
+      const Type &in = operand(i);
+      if (!in.isTensor()) error("needs tensor operands");
+      expectNoPtr(in, "operand");
+      expectSameShape(in, operand(0), "operands");
+      expectType(result(i), in, "result");
+      elems.push_back(Type::scalar(in.elem));
+    }
+    if (axis < 0 || axis >= operand(0).rank())
+      error(fmt::format("axis {} out of range for {}", axis, printType(operand(0))));
+    std::vector<Type> args = elems;
+    args.insert(args.end(), elems.begin(), elems.end());
     const Block &body = *op_->regions[0]->block;
-    expectTypes(typesOf(body.args), {e, e}, "combine arguments");
+    expectTypes(typesOf(body.args), args, "combine arguments");
     const Op *y = terminatorOf(*op_->regions[0], OpKind::Yield, "combine region");
-    expectTypes(typesOf(y->operands), {e}, "yielded");
+    expectTypes(typesOf(y->operands), elems, "yielded");
   }
 
   /// sem and scope attributes of an atomic.
