@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cfenv>
 #include <cmath>
@@ -64,7 +65,11 @@ int64_t toIntSat(double v, double (*round)(double), double lo, double hi) {
   if (std::isnan(v)) return 0;
   double r = round(v);
   if (r <= lo) return static_cast<int64_t>(lo);
-  if (r >= hi) return hi >= 1.8e19 ? int64_t(-1) : static_cast<int64_t>(hi);
+  if (r >= hi) {
+    if (hi >= 1.8e19) return int64_t(-1);                          // u64 max
+    if (hi >= 9.2e18) return std::numeric_limits<int64_t>::max();   // i64 max
+    return static_cast<int64_t>(hi);
+  }
   if (r >= 9.2233720368547758e18) return static_cast<int64_t>(static_cast<uint64_t>(r));
   return static_cast<int64_t>(r);
 }
