@@ -191,6 +191,7 @@ public:
   // MathToLLVM.cpp
   /// erf, tanh, pow: one libdevice call per register (f16/bf16 through f32).
   void emitMathCall(ir::Op &op);
+  void emitExternCall(ir::Op &op);
   // LoadStoreToLLVM.cpp
   void emitLoad(ir::Op &op);
   void emitStore(ir::Op &op);

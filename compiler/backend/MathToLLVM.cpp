@@ -6,6 +6,7 @@
 // with the interpreter's <cmath> results far inside the f32 check tolerance.
 // tanh.approx.f32 (sm_75+) would be faster but has ~2^-11 relative error.
 #include "backend/Emitter.h"
+#include "ir/Libdevice.h"
 
 #include <fmt/format.h>
 
@@ -51,6 +52,38 @@ void Emitter::emitMathCall(ir::Op &op) {
     std::vector<llvm::Value *> args;
     for (const Regs &x : in) args.push_back(toF32(x[r], s));
     out.push_back(fromF32(b.CreateCall(callee, args), s));
+  }
+  define(res, out);
+}
+
+// extern_elementwise: a call of its libdevice symbol per register, operands
+// and result in the symbol's own types (ir/Libdevice.h), so no conversion.
+void Emitter::emitExternCall(ir::Op &op) {
+  const std::string &symbol = op.strAttr("symbol");
+  ir::Value *res = op.result();
+  const ir::Type &rt = res->type;
+  if (libdevicePath.empty()) {
+    std::string looked;
+    libdevicePath = findLibdevice(&looked);
+    if (libdevicePath.empty())
+      fail(op.loc, fmt::format("{} needs libdevice (set CUDA_HOME; looked in {})", symbol, looked));
+  }
+  std::vector<llvm::Type *> params;
+  for (ir::Value *v : op.operands) params.push_back(llvmType(v->type.elem));
+  llvm::FunctionCallee callee =
+      mod.getOrInsertFunction(symbol, llvm::FunctionType::get(llvmType(rt.elem), params, false));
+  std::vector<Regs> in;
+  for (ir::Value *v : op.operands) {
+    ir::Type want = rt;
+    want.elem = v->type.elem;
+    in.push_back(regsAs(v, want));
+  }
+  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
+  Regs out;
+  for (size_t r = 0; r < n; ++r) {
+    std::vector<llvm::Value *> args;
+    for (const Regs &x : in) args.push_back(x[r]);
+    out.push_back(b.CreateCall(callee, args));
   }
   define(res, out);
 }

@@ -1,7 +1,7 @@
 // ScanAtomicToLLVM.cpp - scans and atomics.
 //
-// scan: a simple, layout-independent lowering. The operand is stored to
-// shared memory at its row-major index; after a barrier every thread
+// scan: a simple, layout-independent lowering. Each operand (a scan of a
+// tuple has several) is stored to shared memory at its row-major index; after a barrier every thread
 // computes each of its result registers r (axis coordinate j) by running
 // the combine region over the whole row in index order (from the end with
 // reverse) and keeping the accumulator only while the index has not passed
@@ -29,14 +29,20 @@ namespace tile::backend {
 
 namespace {
 
-/// Runs the scan region on (acc, x) at the insertion point.
-llvm::Value *combineOnce(Emitter &e, ir::Block &body, llvm::Value *acc, llvm::Value *x) {
-  e.define(body.args[0].get(), {acc});
-  e.define(body.args[1].get(), {x});
+/// Runs the scan region on (acc..., x...) at the insertion point; returns
+/// the yielded scalars.
+Regs combineOnce(Emitter &e, ir::Block &body, const Regs &acc, const Regs &x) {
+  size_t n = acc.size();
+  for (size_t k = 0; k < n; ++k) {
+    e.define(body.args[k].get(), {acc[k]});
+    e.define(body.args[n + k].get(), {x[k]});
+  }
   e.emitBlock(body);
   ir::Op *y = body.terminator();
-  TILE_ASSERT(y && y->kind == ir::OpKind::Yield && y->operands.size() == 1, "scan region must yield one value");
-  return e.scalar(y->operands[0]);
+  TILE_ASSERT(y && y->kind == ir::OpKind::Yield && y->operands.size() == n, "scan region must yield one value per operand");
+  Regs out;
+  for (ir::Value *v : y->operands) out.push_back(e.scalar(v));
+  return out;
 }
 
 bool reverseAttr(const ir::Op &op) {
@@ -48,44 +54,79 @@ bool reverseAttr(const ir::Op &op) {
 
 void emitScan(Emitter &e, ir::Op &op) {
   llvm::IRBuilder<> &b = e.b;
-  ir::Value *x = op.operands[0], *res = op.result();
+  size_t n = op.operands.size();
   int axis = static_cast<int>(op.intAttr("axis"));
   bool reverse = reverseAttr(op);
   ir::Block &body = *op.regions[0]->block;
-  const std::vector<int64_t> &shape = x->type.shape;
-  llvm::Type *ty = e.memType(x->type.elem), *regTy = e.llvmType(x->type.elem);
-  e.needShared(x->type.numElements() * (int64_t)e.mod.getDataLayout().getTypeAllocSize(ty), op.loc);
+  const std::vector<int64_t> &shape = op.operands[0]->type.shape;
+  int64_t numel = op.operands[0]->type.numElements();
+  // Each operand at its own offset in shared memory (8-byte aligned).
+  std::vector<llvm::Type *> ty(n), regTy(n);
+  std::vector<int64_t> base(n);
+  int64_t bytes = 0;
+  for (size_t k = 0; k < n; ++k) {
+    ty[k] = e.memType(op.operands[k]->type.elem);
+    regTy[k] = e.llvmType(op.operands[k]->type.elem);
+    base[k] = bytes;
+    bytes += (numel * (int64_t)e.mod.getDataLayout().getTypeAllocSize(ty[k]) + 7) / 8 * 8;
+  }
+  e.needShared(bytes, op.loc);
   e.beginSharedUse();
-  e.storeShared(e.regs(x), e.dist(x->type), ty, 0);
+  for (size_t k = 0; k < n; ++k) e.storeShared(e.regs(op.operands[k]), e.dist(op.operands[k]->type), ty[k], base[k]);
   e.barrier();
   int64_t len = shape[axis], stride = 1;
   for (size_t d = axis + 1; d < shape.size(); ++d) stride *= shape[d];
-  // Per result register: the row's first index and its own axis coordinate.
-  Regs rowBase, pos;
-  for (auto &c : e.coords(e.dist(res->type))) {
-    llvm::Value *idx = e.i32(0);
-    for (size_t d = 0; d < shape.size(); ++d)
-      idx = b.CreateAdd(b.CreateMul(idx, e.i32(shape[d])), (int)d == axis ? e.i32(0) : c[d]);
-    rowBase.push_back(idx);
-    pos.push_back(c[axis]);
-  }
-  auto element = [&](size_t r, llvm::Value *k) {
-    llvm::Value *v = e.loadShared(b.CreateAdd(rowBase[r], b.CreateMul(k, e.i32(stride))), ty, 0);
-    return ty != regTy ? b.CreateTrunc(v, regTy) : v;
+  // One entry per register to compute: its row's first index, its axis
+  // coordinate and the results (result, register) it gives. Results of one
+  // layout share their entries.
+  struct Entry {
+    llvm::Value *rowBase, *pos;
+    std::vector<std::pair<size_t, size_t>> takes;   // (result k, register r)
   };
+  std::vector<Entry> entries;
+  bool oneLayout = true;
+  for (size_t k = 1; k < n; ++k) oneLayout &= e.dist(op.result(unsigned(k))->type) == e.dist(op.result(0)->type);
+  for (size_t k = 0; k < (oneLayout ? 1 : n); ++k) {
+    size_t r = 0;
+    for (auto &c : e.coords(e.dist(op.result(unsigned(k))->type))) {
+      llvm::Value *idx = e.i32(0);
+      for (size_t d = 0; d < shape.size(); ++d)
+        idx = b.CreateAdd(b.CreateMul(idx, e.i32(shape[d])), (int)d == axis ? e.i32(0) : c[d]);
+      Entry en{idx, c[axis], {}};
+      if (oneLayout)
+        for (size_t j = 0; j < n; ++j) en.takes.push_back({j, r});
+      else
+        en.takes.push_back({k, r});
+      entries.push_back(std::move(en));
+      ++r;
+    }
+  }
+  auto element = [&](const Entry &en, size_t k, llvm::Value *i) {
+    llvm::Value *v = e.loadShared(b.CreateAdd(en.rowBase, b.CreateMul(i, e.i32(stride))), ty[k], base[k]);
+    return ty[k] != regTy[k] ? b.CreateTrunc(v, regTy[k]) : v;
+  };
+  // The loop carries n accumulators per entry, entry-major.
   Regs init;
-  for (size_t r = 0; r < rowBase.size(); ++r) init.push_back(element(r, e.i32(reverse ? len - 1 : 0)));
+  for (const Entry &en : entries)
+    for (size_t k = 0; k < n; ++k) init.push_back(element(en, k, e.i32(reverse ? len - 1 : 0)));
   Regs out = e.countedLoop(1, len, init, [&](llvm::Value *t, const Regs &cur) {
-    llvm::Value *k = reverse ? b.CreateSub(e.i32(len - 1), t) : t;
+    llvm::Value *i = reverse ? b.CreateSub(e.i32(len - 1), t) : t;
     Regs next;
-    for (size_t r = 0; r < rowBase.size(); ++r) {
-      llvm::Value *c = combineOnce(e, body, cur[r], element(r, k));
-      llvm::Value *take = reverse ? b.CreateICmpSGE(k, pos[r]) : b.CreateICmpSLE(k, pos[r]);
-      next.push_back(b.CreateSelect(take, c, cur[r]));
+    for (size_t q = 0; q < entries.size(); ++q) {
+      const Entry &en = entries[q];
+      Regs acc(cur.begin() + q * n, cur.begin() + (q + 1) * n), x;
+      for (size_t k = 0; k < n; ++k) x.push_back(element(en, k, i));
+      Regs c = combineOnce(e, body, acc, x);
+      llvm::Value *take = reverse ? b.CreateICmpSGE(i, en.pos) : b.CreateICmpSLE(i, en.pos);
+      for (size_t k = 0; k < n; ++k) next.push_back(b.CreateSelect(take, c[k], acc[k]));
     }
     return next;
   });
-  e.define(res, out);   // no trailing barrier: see beginSharedUse
+  std::vector<Regs> results(n);
+  for (size_t k = 0; k < n; ++k) results[k].resize(e.dist(op.result(unsigned(k))->type).numRegs());
+  for (size_t q = 0; q < entries.size(); ++q)
+    for (auto [k, r] : entries[q].takes) results[k][r] = out[q * n + k];
+  for (size_t k = 0; k < n; ++k) e.define(op.result(unsigned(k)), results[k]);   // no trailing barrier: see beginSharedUse
 }
 
 // ---------------------------------------------------------------- atomics

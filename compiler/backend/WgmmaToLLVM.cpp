@@ -370,7 +370,7 @@ bool usesScratchBesides(const ir::Block &blk, const ir::Op *except) {
     case K::Cmp: case K::Select: case K::AddPtr: case K::Neg: case K::Not: case K::Abs: case K::Exp: case K::Exp2:
     case K::Log: case K::Log2: case K::Sqrt: case K::Rsqrt: case K::Sin: case K::Cos: case K::Floor: case K::Ceil:
     case K::Fma: case K::Load: case K::Store: case K::Yield: case K::Condition: case K::Hint: case K::Erf:
-    case K::Tanh: case K::Pow:
+    case K::Tanh: case K::Pow: case K::ExternElementwise:
       break;
     default:
       return true;

@@ -25,8 +25,12 @@ std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::C
   std::set<std::string> given;
   for (size_t i = 0; i < c.args.size(); ++i) given.insert(fn.params[i].name);
   for (const ast::Keyword &k : c.keywords) {
-    if (extraKeywords.count(k.name)) continue;
     bool known = std::any_of(fn.params.begin(), fn.params.end(), [&](const ast::Param &p) { return p.name == k.name; });
+    // a launch option the kernel also declares binds to both (as Triton)
+    if (extraKeywords.count(k.name)) {
+      if (known) given.insert(k.name);
+      continue;
+    }
     if (!known) return fmt::format("'{}' has no parameter named '{}'", fn.name, k.name);
     if (!given.insert(k.name).second) return fmt::format("argument '{}' of '{}' given twice", k.name, fn.name);
   }

@@ -93,6 +93,7 @@ bool isElementwise(OpKind k) {
   case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
   case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Fma: case OpKind::Cast:
   case OpKind::Bitcast: case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: case OpKind::Hint:
+  case OpKind::ExternElementwise:
     return true;
   default:
     return false;

@@ -1,5 +1,6 @@
 // Verifier.cpp - per-op checks driven by OpKind, plus scoping and region
 // structure. Each check throws on the first violation.
+#include "ir/Libdevice.h"
 #include "ir/Verifier.h"
 #include "ir/Printer.h"
 
@@ -237,6 +238,7 @@ private:
     case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
     case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Erf: case OpKind::Tanh: return verifyUnary();
     case OpKind::Fma: return verifyFma();
+    case OpKind::ExternElementwise: return verifyExtern();
     case OpKind::Load: return verifyLoad();
     case OpKind::Store: return verifyStore();
     case OpKind::Dot: return verifyDot();
@@ -442,6 +444,23 @@ private:
       error(fmt::format("needs a float operand, got {}", printType(operand(0))));
   }
 
+  void verifyExtern() {
+    numOperands(1, 4);
+    numResults(1);
+    const ExternOverload *o = findLibdeviceSymbol(strAttr("symbol"));
+    if (!o) error(fmt::format("unknown libdevice symbol \"{}\"", strAttr("symbol")));
+    if (o->args.size() != op_->operands.size())
+      error(fmt::format("{} takes {} operands", strAttr("symbol"), o->args.size()));
+    for (size_t i = 0; i < o->args.size(); ++i) {
+      expectSameShape(operand(i), result(), "operand and result");
+      if (operand(i).elem != ElemType::of(o->args[i]))
+        error(fmt::format("operand {} of {} must be {}, got {}", i, strAttr("symbol"), scalarName(o->args[i]),
+                          printType(operand(i))));
+    }
+    if (result().elem != ElemType::of(o->ret))
+      error(fmt::format("{} returns {}, not {}", strAttr("symbol"), scalarName(o->ret), printType(result())));
+  }
+
   void verifyFma() {
     numOperands(3, 3);
     numResults(1);
@@ -541,15 +560,30 @@ private:
     return t;
   }
 
+  /// scan of n tensors of one shape: n results of their types, a region of
+  /// 2n scalar arguments (accumulators, then values) yielding n scalars.
   void verifyScan() {
-    checkAxisOperand();
-    const Type &in = operand(0);
-    expectType(result(), in.withElem(in.elem), "result");
-    Type e = Type::scalar(in.elem);
+    size_t n = op_->operands.size();
+    if (n == 0) error("needs at least one operand");
+    numResults(n);
+    int64_t axis = intAttr("axis");
+    std::vector<Type> elems;
+    for (size_t i = 0; i < n; ++i) {
+      const Type &in = operand(i);
+      if (!in.isTensor()) error("needs tensor operands");
+      expectNoPtr(in, "operand");
+      expectSameShape(in, operand(0), "operands");
+      expectType(result(i), in, "result");
+      elems.push_back(Type::scalar(in.elem));
+    }
+    if (axis < 0 || axis >= operand(0).rank())
+      error(fmt::format("axis {} out of range for {}", axis, printType(operand(0))));
+    std::vector<Type> args = elems;
+    args.insert(args.end(), elems.begin(), elems.end());
     const Block &body = *op_->regions[0]->block;
-    expectTypes(typesOf(body.args), {e, e}, "combine arguments");
+    expectTypes(typesOf(body.args), args, "combine arguments");
     const Op *y = terminatorOf(*op_->regions[0], OpKind::Yield, "combine region");
-    expectTypes(typesOf(y->operands), {e}, "yielded");
+    expectTypes(typesOf(y->operands), elems, "yielded");
   }
 
   /// sem and scope attributes of an atomic.

@@ -78,7 +78,10 @@ int64_t constInt(const CallArgs &a, size_t i, const char *what) {
 ElemType constDType(const CallArgs &a, size_t i) {
   const Val &v = a[i];
   if (v.isConst())
-    if (auto *d = std::get_if<DTypeValue>(&v.c.v)) return d->type;
+    if (auto *d = std::get_if<DTypeValue>(&v.c.v)) {
+      if (!d->fp8.empty()) fail(a.locs[i], fmt::format("not supported: fp8 arithmetic (tl.{} in '{}')", d->fp8, a.fnName));
+      if (d->isPlain()) return d->type;
+    }
   fail(a.locs[i], fmt::format("expected a dtype such as tl.float32 for '{}'", a.fnName));
 }
 
@@ -600,6 +603,13 @@ Val bDebugBarrier(Lowerer &L, CallArgs &a) {
   return Val::constant(ConstValue());
 }
 
+/// getattr(obj, "name"): the attribute named by a constexpr string (in
+/// Triton's builtin namespace: `getattr(libdevice, FN)(x)`).
+Val pyGetattr(Lowerer &L, CallArgs &a) {
+  if (!a[1].isConst() || !a[1].c.isStr()) fail(a.locs[1], "getattr() needs a constexpr string attribute name");
+  return L.getAttribute(a[0], std::get<std::string>(a[1].c.v), a.locs[1]);
+}
+
 Val bConstexpr(Lowerer &L, CallArgs &a) {
   if (!a[0].isConst()) fail(a.locs[0], "tl.constexpr needs a compile-time value");
   return a[0];
@@ -839,8 +849,8 @@ const BuiltinDef kBuiltins[] = {
     {"tl.range", "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "
                  "flatten=False, warp_specialize=False", bRange},
     {"tl.static_range", "arg1, arg2=None, step=None", bStaticRange},
-    {"tl.device_print", "prefix, *args, hex=False", bDevicePrint},
-    {"tl.static_print py.print", "*values", bStaticPrint},
+    {"tl.device_print py.print", "prefix, *args, hex=False", bDevicePrint},   // print: Triton's device print
+    {"tl.static_print", "*values", bStaticPrint},
     {"tl.static_assert", "cond, msg=''", bStaticAssert},
     {"tl.device_assert", "cond, msg=''", bDeviceAssert},
     {"py.range", "arg1, arg2=None, step=None", bRange},
@@ -851,6 +861,7 @@ const BuiltinDef kBuiltins[] = {
     {"py.float", "x", pyFloat},
     {"py.bool", "x", pyBool},
     {"py.abs", "x", bAbs},
+    {"py.getattr", "obj, name", pyGetattr},
     {"triton.next_power_of_2", "n", nextPow2},
 };
 

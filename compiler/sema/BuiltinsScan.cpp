@@ -34,7 +34,8 @@ bool constBoolArg(Lowerer &L, const CallArgs &a, size_t i) {
   return L.isTruthyConst(a[i], a.locs[i]);
 }
 
-/// The tensor a scan or reduction works on (tuples are not supported).
+/// The tensor a scan or reduction works on (tuples only in tl.reduce and
+/// tl.associative_scan: tupleInputs).
 ir::Value *inputTensor(Lowerer &L, const CallArgs &a) {
   const Val &v = a[0];
   if (v.kind == Val::Kind::Tuple)
@@ -96,22 +97,38 @@ void checkCombineRegion(ir::Block &body, Location loc, const std::string &fnName
 }
 
 using Combine = std::function<ir::Value *(ir::Value *acc, ir::Value *x)>;
+/// A combine of tuples: (acc_0..acc_n-1, x_0..x_n-1) -> n values.
+using CombineN = std::function<std::vector<ir::Value *>(const std::vector<ir::Value *> &acc,
+                                                        const std::vector<ir::Value *> &x)>;
 
-/// A scan op along `axis` whose region is built by `combine`.
-ir::Value *buildScan(Lowerer &L, ir::Value *x, int axis, bool reverse, Location loc, const Combine &combine,
-                     const std::string &fnName) {
-  ir::Op *op = L.at(loc).create(OpKind::Scan, {x}, {x->type},
-                                {{"axis", static_cast<int64_t>(axis)}, {"reverse", reverse}});
+/// A scan op over the tensors xs (one shape) along `axis`, its region built
+/// by `combine`; one result per input.
+std::vector<ir::Value *> buildScanN(Lowerer &L, const std::vector<ir::Value *> &xs, int axis, bool reverse,
+                                    Location loc, const CombineN &combine, const std::string &fnName) {
+  std::vector<ir::Type> types;
+  for (ir::Value *x : xs) types.push_back(x->type);
+  ir::Op *op = L.at(loc).create(OpKind::Scan, xs, types, {{"axis", static_cast<int64_t>(axis)}, {"reverse", reverse}});
   ir::Block *body = op->regions[0]->block.get();
-  ir::Type elem = ir::Type::scalar(x->type.elem);
-  ir::Value *acc = body->addArg(elem), *v = body->addArg(elem);
+  std::vector<ir::Value *> acc, v;
+  for (ir::Value *x : xs) acc.push_back(body->addArg(ir::Type::scalar(x->type.elem)));
+  for (ir::Value *x : xs) v.push_back(body->addArg(ir::Type::scalar(x->type.elem)));
   ir::Block *outer = L.b.block();
   L.b.setInsertionPointToEnd(body);
-  ir::Value *c = combine(acc, v);
-  L.at(loc).yield({c});
+  std::vector<ir::Value *> c = combine(acc, v);
+  L.at(loc).yield(c);
   L.b.setInsertionPointToEnd(outer);
   checkCombineRegion(*body, loc, fnName);
-  return op->result();
+  std::vector<ir::Value *> out;
+  for (size_t i = 0; i < xs.size(); ++i) out.push_back(op->result(static_cast<unsigned>(i)));
+  return out;
+}
+
+ir::Value *buildScan(Lowerer &L, ir::Value *x, int axis, bool reverse, Location loc, const Combine &combine,
+                     const std::string &fnName) {
+  CombineN one = [&](const std::vector<ir::Value *> &p, const std::vector<ir::Value *> &q) {
+    return std::vector<ir::Value *>{combine(p[0], q[0])};
+  };
+  return buildScanN(L, {x}, axis, reverse, loc, one, fnName)[0];
 }
 
 ir::Value *scanWithOp(Lowerer &L, ir::Value *x, int axis, bool reverse, Location loc, OpKind k,
@@ -120,25 +137,73 @@ ir::Value *scanWithOp(Lowerer &L, ir::Value *x, int axis, bool reverse, Location
                    fnName);
 }
 
-/// A combine built from the @jit function given as argument i.
-Combine jitCombine(Lowerer &L, const CallArgs &a, size_t i, ElemType elem) {
+/// A combine built from the @jit function given as argument i: called as
+/// Triton calls it, with the accumulators then the new values, flattened
+/// (f(a_0, .., a_n-1, b_0, .., b_n-1)); it returns n values (a tuple when
+/// n > 1), each cast to its input's type.
+CombineN jitCombine(Lowerer &L, const CallArgs &a, size_t i, std::vector<ElemType> elems) {
   const Val &f = a[i];
   if (f.kind != Val::Kind::JitFunction)
     fail(a.locs[i], fmt::format("the combine_fn of {} must be a @triton.jit function, got {}", a.fnName,
                                 L.typeName(f)));
   const ast::FunctionDef *fn = f.fn;
   Location loc = a.locs[i];
-  return [&L, fn, loc, elem](ir::Value *p, ir::Value *q) {
-    Val r = callJitWith(L, *fn, {Val::ir(p), Val::ir(q)}, loc);
-    if (r.kind == Val::Kind::Tuple)
-      fail(loc, fmt::format("not supported: combine function '{}' returning a tuple", fn->name));
+  return [&L, fn, loc, elems](const std::vector<ir::Value *> &p, const std::vector<ir::Value *> &q) {
+    std::vector<Val> args;
+    for (ir::Value *v : p) args.push_back(Val::ir(v));
+    for (ir::Value *v : q) args.push_back(Val::ir(v));
+    Val r = callJitWith(L, *fn, args, loc);
     if (r.isConst() && r.c.isNone())
       fail(loc, fmt::format("combine function '{}' returns nothing", fn->name));
-    ir::Value *v = L.toIRAs(r, elem, loc);
-    if (v->type.isTensor())
-      fail(loc, fmt::format("combine function '{}' must return a scalar, got {}", fn->name, v->type.str()));
-    return v;
+    std::vector<Val> rs;
+    if (r.kind == Val::Kind::Tuple) rs = r.elts;
+    else if (r.isConst() && std::holds_alternative<ConstTuple>(r.c.v))
+      for (const ConstValue &c : std::get<ConstTuple>(r.c.v)) rs.push_back(Val::constant(c));
+    else rs.push_back(r);
+    if (rs.size() != elems.size())
+      fail(loc, fmt::format("combine function '{}' returns {} value{} for {} input{}", fn->name, rs.size(),
+                            rs.size() == 1 ? "" : "s", elems.size(), elems.size() == 1 ? "" : "s"));
+    std::vector<ir::Value *> out;
+    for (size_t k = 0; k < rs.size(); ++k) {
+      ir::Value *v = L.toIRAs(rs[k], elems[k], loc);
+      if (v->type.isTensor())
+        fail(loc, fmt::format("combine function '{}' must return scalars, got {}", fn->name, v->type.str()));
+      out.push_back(v);
+    }
+    return out;
   };
+}
+
+/// The tensors of tl.reduce / tl.associative_scan: one, or a tuple of
+/// tensors of one shape.
+std::vector<ir::Value *> tupleInputs(Lowerer &L, const CallArgs &a) {
+  const Val &v = a[0];
+  std::vector<Val> parts = v.kind == Val::Kind::Tuple ? v.elts : std::vector<Val>{v};
+  if (parts.empty()) fail(a.locs[0], fmt::format("{} needs at least one tensor", a.fnName));
+  std::vector<ir::Value *> xs;
+  for (const Val &p : parts) {
+    if (p.kind == Val::Kind::Tuple) fail(a.locs[0], fmt::format("not supported: nested tuples in {}", a.fnName));
+    ir::Value *x = p.isIR() ? p.v : L.toIR(p, a.locs[0], "input");
+    if (x->type.elem.isPtr) fail(a.locs[0], fmt::format("{} of pointers is not supported", a.fnName));
+    if (!xs.empty() && x->type.shape != xs[0]->type.shape)
+      fail(a.locs[0], fmt::format("the tensors of {} must have one shape, got {} and {}", a.fnName,
+                                  xs[0]->type.str(), x->type.str()));
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+std::vector<ElemType> elemsOf(const std::vector<ir::Value *> &xs) {
+  std::vector<ElemType> e;
+  for (ir::Value *x : xs) e.push_back(x->type.elem);
+  return e;
+}
+
+Val tupleOrOne(const std::vector<ir::Value *> &rs, bool tuple) {
+  if (!tuple) return Val::ir(rs[0]);
+  std::vector<Val> v;
+  for (ir::Value *r : rs) v.push_back(Val::ir(r));
+  return Val::tuple(std::move(v));
 }
 
 ir::Value *scanInput(Lowerer &L, const CallArgs &a) {
@@ -157,7 +222,7 @@ Val bCumsum(Lowerer &L, CallArgs &a) {
   if (a.has(3)) {
     const Val &d = a[3];
     const DTypeValue *dt = d.isConst() ? std::get_if<DTypeValue>(&d.c.v) : nullptr;
-    if (!dt) fail(a.locs[3], "expected a dtype such as tl.float32 for 'cumsum'");
+    if (!dt || !dt->isPlain()) fail(a.locs[3], "expected a dtype such as tl.float32 for 'cumsum'");
     t = dt->type;
   } else if (t.isInt() && bitWidth(t.scalar) < 32) {
     t = ElemType::of(isSigned(t.scalar) ? Scalar::I32 : Scalar::U32);
@@ -174,41 +239,50 @@ Val bCumprod(Lowerer &L, CallArgs &a) {
 }
 
 Val bAssociativeScan(Lowerer &L, CallArgs &a) {
-  ir::Value *x = scanInput(L, a);
-  int axis = axisOf(a, 1, x->type.rank());
-  Combine f = jitCombine(L, a, 2, x->type.elem);
-  return Val::ir(buildScan(L, x, axis, constBoolArg(L, a, 3), a.loc, f, a.fnName));
+  std::vector<ir::Value *> xs = tupleInputs(L, a);
+  if (!xs[0]->type.isTensor()) fail(a.locs[0], fmt::format("{} needs a tensor, got {}", a.fnName, xs[0]->type.str()));
+  int axis = axisOf(a, 1, xs[0]->type.rank());
+  CombineN f = jitCombine(L, a, 2, elemsOf(xs));
+  std::vector<ir::Value *> rs = buildScanN(L, xs, axis, constBoolArg(L, a, 3), a.loc, f, a.fnName);
+  return tupleOrOne(rs, a[0].kind == Val::Kind::Tuple);
 }
 
 Val bReduce(Lowerer &L, CallArgs &a) {
-  ir::Value *x = inputTensor(L, a);
+  std::vector<ir::Value *> xs = tupleInputs(L, a);
+  bool tuple = a[0].kind == Val::Kind::Tuple;
   bool keep = constBoolArg(L, a, 3);
-  Combine f = jitCombine(L, a, 2, x->type.elem);
-  if (!x->type.isTensor()) return Val::ir(x);
-  int rank = x->type.rank();
-  std::vector<int64_t> shape = x->type.shape;
+  CombineN f = jitCombine(L, a, 2, elemsOf(xs));
+  if (!xs[0]->type.isTensor()) return tupleOrOne(xs, tuple);
+  int rank = xs[0]->type.rank();
   std::optional<int> axis;
   if (a.has(1)) axis = axisOf(a, 1, rank);
-  ir::Value *in = x;
   int ax = axis ? *axis : 0;
-  if (!axis && rank != 1) in = L.at(a.loc).reshape(x, {x->type.numElements()});
-  ir::Value *s = buildScan(L, in, ax, false, a.loc, f, a.fnName);
+  std::vector<ir::Value *> ins;
+  for (ir::Value *x : xs)
+    ins.push_back(!axis && rank != 1 ? L.at(a.loc).reshape(x, {x->type.numElements()}) : x);
+  std::vector<ir::Value *> scanned = buildScanN(L, ins, ax, false, a.loc, f, a.fnName);
   // Keep the last element along the axis; every other lane adds an exact 0.
-  int64_t n = in->type.shape[ax];
-  std::vector<int64_t> idxShape(in->type.rank(), 1);
+  const ir::Type &inT = ins[0]->type;
+  int64_t n = inT.shape[ax];
+  std::vector<int64_t> idxShape(inT.rank(), 1);
   idxShape[ax] = n;
   ir::Value *idx = L.at(a.loc).arange(0, n);
-  if (in->type.rank() > 1) idx = L.at(a.loc).reshape(idx, idxShape);
-  idx = L.broadcastTo(idx, in->type.shape, a.loc);
-  ir::Value *last = L.at(a.loc).constantInt(n - 1, in->type.withElem(ElemType::of(Scalar::I32)));
+  if (inT.rank() > 1) idx = L.at(a.loc).reshape(idx, idxShape);
+  idx = L.broadcastTo(idx, inT.shape, a.loc);
+  ir::Value *last = L.at(a.loc).constantInt(n - 1, inT.withElem(ElemType::of(Scalar::I32)));
   ir::Value *isLast = L.at(a.loc).cmp("eq", idx, last);
-  ElemType e = in->type.elem;
-  ir::Value *zero = e.isFloat() ? L.at(a.loc).constantFloat(-0.0, in->type) : L.at(a.loc).constantInt(0, in->type);
-  ir::Value *picked = L.at(a.loc).select(isLast, s, zero);
-  ir::Value *r = L.at(a.loc).reduce(picked, "sum", ax, e);
-  if (!keep) return Val::ir(r);
-  if (!axis) return Val::ir(L.at(a.loc).splat(r, std::vector<int64_t>(rank, 1)));
-  return Val::ir(r->type.isTensor() ? L.at(a.loc).expandDims(r, ax) : L.at(a.loc).splat(r, {1}));
+  std::vector<ir::Value *> rs;
+  for (size_t k = 0; k < scanned.size(); ++k) {
+    ir::Value *s = scanned[k];
+    ElemType e = s->type.elem;
+    ir::Value *zero = e.isFloat() ? L.at(a.loc).constantFloat(-0.0, s->type) : L.at(a.loc).constantInt(0, s->type);
+    ir::Value *picked = L.at(a.loc).select(isLast, s, zero);
+    ir::Value *r = L.at(a.loc).reduce(picked, "sum", ax, e);
+    if (keep && !axis) r = L.at(a.loc).splat(r, std::vector<int64_t>(rank, 1));
+    else if (keep) r = r->type.isTensor() ? L.at(a.loc).expandDims(r, ax) : L.at(a.loc).splat(r, {1});
+    rs.push_back(r);
+  }
+  return tupleOrOne(rs, tuple);
 }
 
 Val bXorSum(Lowerer &L, CallArgs &a) {

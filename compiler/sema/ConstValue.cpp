@@ -22,6 +22,12 @@ std::string ConstValue::repr() const {
     std::string operator()(double d) const { return floatRepr(d); }
     std::string operator()(const std::string &s) const { return "'" + s + "'"; }
     std::string operator()(const DTypeValue &t) const {
+      if (!t.fp8.empty()) return "tl." + t.fp8;
+      if (t.isBlock()) {
+        std::string dims;
+        for (int64_t d : t.shape) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        return fmt::format("<[{}], {}>", dims, ConstValue(DTypeValue{t.type}).repr());
+      }
       return t.type.isPtr ? fmt::format("pointer<{}>", tritonDTypeName(t.type.scalar))
                           : fmt::format("tl.{}", tritonDTypeName(t.type.scalar));
     }

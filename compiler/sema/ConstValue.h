@@ -15,10 +15,18 @@ namespace tile::sema {
 struct NoneValue {
   bool operator==(const NoneValue &) const = default;
 };
-/// A dtype object such as tl.float32.
+/// A dtype object such as tl.float32; with a shape, Triton's block_type (what
+/// `x.type` gives for a tensor x); with an fp8 name (tl.float8e5, ...), a
+/// type that can be named, compared and introspected but not computed with
+/// (tile has no fp8 arithmetic; `type` is then unused).
 struct DTypeValue {
   ElemType type;
+  std::vector<int64_t> shape; ///< non-empty: a block type of this shape
+  std::string fp8;            ///< non-empty: the fp8 type of this Triton name
   bool operator==(const DTypeValue &) const = default;
+  bool isBlock() const { return !shape.empty(); }
+  /// A dtype to compute with (a scalar type that is not fp8).
+  bool isPlain() const { return shape.empty() && fp8.empty(); }
 };
 struct ConstValue;
 using ConstTuple = std::vector<ConstValue>;

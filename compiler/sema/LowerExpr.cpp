@@ -1,6 +1,7 @@
 // LowerExpr.cpp - sema for expressions: names, constexpr arithmetic with
 // Python semantics, Triton's type promotion and NumPy broadcasting, pointer
 // arithmetic, subscripts with `:`/None, attributes and calls.
+#include "ir/Libdevice.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -529,18 +530,79 @@ Val Lowerer::lookupName(const std::string &name, Location loc) {
     if (path == "triton") return Val::ns("triton");
     size_t dot = path.rfind('.');
     Val base = path.rfind("triton.language", 0) == 0 ? Val::ns("tl") : Val::ns("triton");
-    if (path.find(".libdevice.") != std::string::npos || path.find(".math.") != std::string::npos)
-      base = Val::ns("tl.math");   // from triton.language.extra.cuda.libdevice import tanh
+    if (path.find(".libdevice.") != std::string::npos)
+      base = Val::ns("libdevice");   // from triton.language.extra.cuda.libdevice import tanh
+    else if (path.find(".math.") != std::string::npos)
+      base = Val::ns("tl.math");
     return getAttribute(base, path.substr(dot + 1), loc);
   }
   if (name == "tl") return Val::ns("tl");
   if (name == "triton") return Val::ns("triton");
   static const std::set<std::string> pyBuiltins = {"range", "min", "max", "len", "int", "float", "bool",
-                                                   "abs", "print", "isinstance"};
+                                                   "abs", "print", "isinstance", "getattr"};
   if (pyBuiltins.count(name)) return Val::builtin("py." + name);
   if (prog.hostFunctions.count(name))
     fail(loc, fmt::format("'{}' is a host function; kernels can only call @triton.jit functions", name));
   fail(loc, fmt::format("unknown name '{}'", name));
+}
+
+/// A conditional expression with a runtime condition. Each branch is
+/// lowered into a region of an `if`; when both give values and neither has
+/// side effects, their ops move out again and the result is a `select` of
+/// the promoted values. Branches with effects (calls of helpers that store,
+/// print, ...) stay an `if`, as Triton lowers them: it has no results when
+/// both return nothing, else one result of their common type.
+Val Lowerer::lowerIfExp(const ast::IfExpExpr &ie, ir::Value *cond) {
+  ir::Block *parent = b.block();
+  ir::Op *ifOp = at(ie.loc).create(OpKind::If, {cond}, {});
+  ir::Block *blocks[2] = {ifOp->regions[0]->block.get(), ifOp->regions[1]->block.get()};
+  const ast::Expr *branches[2] = {ie.body.get(), ie.orelse.get()};
+  Val v[2];
+  bool pure = true;
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(blocks[k]);
+    v[k] = lowerExpr(*branches[k]);
+    for (const auto &op : blocks[k]->ops) pure &= !op->hasSideEffects() && op->regions.empty();
+  }
+  bool none[2] = {v[0].isConst() && v[0].c.isNone(), v[1].isConst() && v[1].c.isNone()};
+  if (pure && !none[0] && !none[1]) {
+    TILE_ASSERT(parent->ops.back().get() == ifOp, "the if of a conditional expression moved");
+    for (ir::Block *blk : blocks) {
+      for (auto &op : blk->ops) op->parent = parent;
+      parent->ops.splice(std::prev(parent->ops.end()), blk->ops);
+    }
+    parent->ops.pop_back();
+    b.setInsertionPointToEnd(parent);
+    auto [px, py] = promote(v[0], v[1], ie.loc);
+    ir::Value *cc = px->type.isTensor() ? broadcastTo(cond, px->type.shape, ie.loc) : cond;
+    return Val::ir(at(ie.loc).select(cc, px, py));
+  }
+  if (none[0] != none[1])
+    fail(ie.loc, fmt::format("one branch of a conditional expression with a runtime condition gives None, the "
+                             "other {}", typeName(none[0] ? v[1] : v[0])));
+  std::vector<ir::Value *> yields[2];
+  if (!none[0]) {
+    for (int k = 0; k < 2; ++k)
+      if (!v[k].isIR() && !(v[k].isConst() && isNumber(v[k].c)))
+        fail(branches[k]->loc, fmt::format("a conditional expression with a runtime condition needs numbers or "
+                                           "tensors in its branches, got {}", typeName(v[k])));
+    ElemType t = v[0].isIR() ? valElemType(v[0]) : v[1].isIR() ? valElemType(v[1]) : valElemType(v[0]);
+    if (!v[0].isIR() && !v[1].isIR() && (v[0].c.isFloat() || v[1].c.isFloat())) t = ElemType::of(Scalar::F32);
+    for (int k = 0; k < 2; ++k) {
+      b.setInsertionPointToEnd(blocks[k]);
+      yields[k].push_back(v[k].isIR() ? v[k].v : toIRAs(v[k], t, ie.loc));
+    }
+    if (yields[0][0]->type != yields[1][0]->type)
+      fail(ie.loc, fmt::format("conditional expression with a runtime condition has inconsistent types {} and {}",
+                               yields[0][0]->type.str(), yields[1][0]->type.str()));
+  }
+  for (int k = 0; k < 2; ++k) {
+    b.setInsertionPointToEnd(blocks[k]);
+    at(ie.loc).yield(yields[k]);
+  }
+  b.setInsertionPointToEnd(parent);
+  if (none[0]) return Val::constant(ConstValue());
+  return Val::ir(ifOp->addResult(yields[0][0]->type));
 }
 
 Val Lowerer::lowerExpr(const ast::Expr &e) {
@@ -614,11 +676,7 @@ Val Lowerer::lowerExprImpl(const ast::Expr &e) {
     auto &ie = static_cast<const ast::IfExpExpr &>(e);
     Val test = lowerExpr(*ie.test);
     if (test.isConst()) return lowerExpr(isTruthyConst(test, e.loc) ? *ie.body : *ie.orelse);
-    ir::Value *c = toCondition(test, ie.test->loc, "condition");
-    Val x = lowerExpr(*ie.body), y = lowerExpr(*ie.orelse);
-    auto [px, py] = promote(x, y, e.loc);
-    ir::Value *cc = px->type.isTensor() ? broadcastTo(c, px->type.shape, e.loc) : c;
-    return Val::ir(at(e.loc).select(cc, px, py));
+    return lowerIfExp(ie, toCondition(test, ie.test->loc, "condition"));
   }
   case ExprKind::Tuple:
   case ExprKind::List: {
@@ -693,14 +751,18 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
 /// Names that Triton's language has and tile does not, with what they are:
 /// a `not supported` diagnostic instead of "no attribute" (docs/language.md
 /// lists what is supported).
+/// Triton's fp8 dtypes: names tile can compare and introspect, not compute with.
+static bool isFp8Name(const std::string &n) {
+  return n == "float8e5" || n == "float8e5b16" || n == "float8e4nv" || n == "float8e4b8" || n == "float8e4b15";
+}
+
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
       {"histogram", "histograms"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
       {"inline_asm_elementwise", "inline assembly"},
       {"make_tensor_descriptor", "TMA tensor descriptors"}, {"load_tensor_descriptor", "TMA tensor descriptors"},
       {"store_tensor_descriptor", "TMA tensor descriptors"}, {"tensor_descriptor", "TMA tensor descriptors"},
-      {"dot_scaled", "scaled (microscaling) dots"}, {"float8e4nv", "fp8 types"}, {"float8e5", "fp8 types"},
-      {"float8e4b8", "fp8 types"}, {"float8e4b15", "fp8 types"}, {"float8e5b16", "fp8 types"},
+      {"dot_scaled", "scaled (microscaling) dots"},
       {"philox", "the raw Philox generator; use tl.randint4x"}, {"philox_impl", "the raw Philox generator; use tl.randint4x"},
       {"pair_uniform_to_normal", "random helpers; use tl.randn"}, {"uint_to_uniform_float", "random helpers; use tl.rand"},
       {"map_elementwise", "elementwise maps"}, {"range_with_hints", "loop hints"}, {"condition", "loop hints"},
@@ -713,6 +775,52 @@ static const char *notSupportedTritonName(const std::string &ns, const std::stri
   return nullptr;
 }
 
+/// Attributes of a dtype, block type or fp8 type (Triton's dtype,
+/// pointer_type and block_type): element_ty, scalar, shape, numel,
+/// primitive_bitwidth, and the is_* predicates (called as methods).
+static Val dtypeAttribute(const Val &base, const DTypeValue &d, const std::string &attr, Location loc) {
+  if (attr == "scalar") return Val::constant(DTypeValue{d.type, {}, d.fp8});
+  if (attr == "element_ty") {
+    if (d.isBlock()) return Val::constant(DTypeValue{d.type});
+    if (d.type.isPtr && d.fp8.empty()) return Val::constant(DTypeValue{ElemType::of(d.type.scalar)});
+  }
+  if (d.isBlock() && (attr == "shape" || attr == "numel")) {
+    ConstTuple t;
+    int64_t n = 1;
+    for (int64_t x : d.shape) t.push_back(x), n *= x;
+    return attr == "shape" ? Val::constant(std::move(t)) : Val::constant(n);
+  }
+  if (attr == "primitive_bitwidth") return Val::constant(int64_t(d.fp8.empty() ? bitWidth(d.type.scalar) : 8));
+  if (attr == "name" && !d.isBlock())
+    return Val::constant(d.fp8.empty() ? std::string(tritonDTypeName(d.type.scalar)) : d.fp8);
+  static const std::set<std::string> predicates = {
+      "is_floating", "is_int", "is_ptr", "is_block", "is_fp8", "is_fp16", "is_bf16", "is_fp32", "is_fp64",
+      "is_bool", "is_int_signed", "is_int_unsigned", "is_standard_floating", "is_void"};
+  if (predicates.count(attr)) return Val::method(base, "dtype." + attr);
+  fail(loc, fmt::format("'{}' has no attribute '{}'", ConstValue(d).repr(), attr));
+}
+
+/// The value of a dtype predicate (dtype.is_fp16() ...).
+static bool dtypePredicate(const DTypeValue &d, const std::string &pred) {
+  const ElemType &t = d.type;
+  bool fp8 = !d.fp8.empty(), plain = !t.isPtr && !fp8;
+  if (pred == "is_block") return d.isBlock();
+  if (pred == "is_ptr") return t.isPtr && !fp8;
+  if (pred == "is_fp8") return fp8;
+  if (pred == "is_floating") return fp8 || (plain && t.isFloat());
+  if (pred == "is_int") return plain && t.isInt();
+  if (pred == "is_bool") return plain && t.scalar == Scalar::I1;
+  if (pred == "is_int_signed") return plain && t.isInt() && t.scalar != Scalar::I1 && isSigned(t.scalar);
+  if (pred == "is_int_unsigned") return plain && t.isInt() && (t.scalar == Scalar::I1 || !isSigned(t.scalar));
+  if (pred == "is_standard_floating")
+    return plain && (t.scalar == Scalar::F16 || t.scalar == Scalar::F32 || t.scalar == Scalar::F64);
+  if (pred == "is_void") return false;
+  static const std::map<std::string, Scalar> exact = {
+      {"is_fp16", Scalar::F16}, {"is_bf16", Scalar::BF16}, {"is_fp32", Scalar::F32}, {"is_fp64", Scalar::F64}};
+  auto it = exact.find(pred);
+  return it != exact.end() && plain && t.scalar == it->second;
+}
+
 Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc) {
   if (base.kind == Val::Kind::Namespace) {
     const std::string &ns = base.name;
@@ -720,16 +828,25 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
     if (ns == "tl" && (attr == "extra" || attr == "cuda" || attr == "core" || attr == "standard")) return Val::ns("tl");
     // tl.math and libdevice hold everything in tl plus the tl.math.* builtins
     // (tanh, pow) that Triton has only there.
-    if (ns == "tl" && (attr == "math" || attr == "libdevice")) return Val::ns("tl.math");
+    if (ns == "tl" && attr == "math") return Val::ns("tl.math");
+    // libdevice: Triton's CUDA libdevice list (ir/Libdevice.h).
+    if (ns == "tl" && attr == "libdevice") return Val::ns("libdevice");
+    if (ns == "libdevice") {
+      if (ir::findLibdeviceFn(attr)) return Val::builtin("libdevice." + attr);
+      fail(loc, fmt::format("libdevice has no function '{}'", attr));
+    }
     if (ns == "tl" && attr == "PropagateNan") return Val::ns("tl.PropagateNan");
     if (ns == "tl.PropagateNan" && (attr == "NONE" || attr == "ALL"))
       return Val::constant(int64_t(attr == "ALL" ? 0xffff : 0));   // Triton's enum values
     if (auto s = parseTritonDTypeName(attr); s && ns == "tl")
       return Val::constant(DTypeValue{ElemType::of(*s)});
+    if (ns == "tl" && attr == "pi32_t") return Val::constant(DTypeValue{ElemType::ptrTo(Scalar::I32)});
+    if (ns == "tl" && isFp8Name(attr)) return Val::constant(DTypeValue{ElemType::of(Scalar::F32), {}, attr});
     std::string q = ns + "." + attr;
     if (isBuiltinName(q)) return Val::builtin(q);
     if (ns == "tl.math" && !isBuiltinName("tl." + attr))
-      fail(loc, fmt::format("not supported: libdevice.{} (tile has the tl.* math functions and tanh, pow)", attr));
+      fail(loc, fmt::format("module 'triton.language.math' has no attribute '{}'{}", attr,
+                            ir::findLibdeviceFn(attr) ? fmt::format("; use libdevice.{}", attr) : ""));
     if (ns == "tl.math") return getAttribute(Val::ns("tl"), attr, loc);
     if (ns == "tl" && isBuiltinName("tl.math." + attr))
       fail(loc, fmt::format("module 'triton.language' has no attribute '{}'; use tl.extra.cuda.libdevice.{}",
@@ -739,19 +856,21 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
     fail(loc, fmt::format("module '{}' has no attribute '{}'", ns == "tl" ? "triton.language" : ns, attr));
   }
   if (base.isConst()) {
-    if (auto *d = std::get_if<DTypeValue>(&base.c.v)) {
-      if (attr == "element_ty" && d->type.isPtr) return Val::constant(DTypeValue{ElemType::of(d->type.scalar)});
-      if (attr == "primitive_bitwidth") return Val::constant(int64_t(bitWidth(d->type.scalar)));
-      if (attr == "is_floating") return Val::method(base, "dtype.is_floating");
-      if (attr == "is_int") return Val::method(base, "dtype.is_int");
-      if (attr == "is_ptr") return Val::method(base, "dtype.is_ptr");
-    }
+    if (auto *d = std::get_if<DTypeValue>(&base.c.v)) return dtypeAttribute(base, *d, attr, loc);
     if (attr == "value") return base; // tl.constexpr(x).value
+    // A Python number in a kernel is one of Triton's scalars: its dtype is
+    // the one it materializes as, and the tensor methods (x.to(tl.int64))
+    // apply to that scalar.
+    if (isNumber(base.c)) {
+      if (attr == "dtype" || attr == "type") return Val::constant(DTypeValue{valElemType(base)});
+      if (isBuiltinName("tl." + attr) || attr == "to") return Val::method(Val::ir(toIR(base, loc)), attr);
+    }
     fail(loc, fmt::format("'{}' has no attribute '{}'", typeName(base), attr));
   }
   if (base.isIR()) {
     ir::Value *v = base.v;
     if (attr == "dtype") return Val::constant(DTypeValue{v->type.elem});
+    if (attr == "type") return Val::constant(DTypeValue{v->type.elem, v->type.shape});
     if (attr == "shape") {
       ConstTuple t;
       for (int64_t d : v->type.shape) t.push_back(d);
@@ -777,14 +896,12 @@ Val Lowerer::call(const ast::CallExpr &c) {
 Val Lowerer::callValue(const Val &callee, const ast::CallExpr &c) {
   switch (callee.kind) {
   case Val::Kind::JitFunction: return callJit(*callee.fn, c);
-  case Val::Kind::Builtin: return callBuiltin(callee.name, c, nullptr);
+  case Val::Kind::Builtin:
+    if (callee.name.rfind("libdevice.", 0) == 0) return callLibdevice(callee.name.substr(10), c);
+    return callBuiltin(callee.name, c, nullptr);
   case Val::Kind::Method: {
-    if (callee.name.rfind("dtype.", 0) == 0) {
-      ElemType t = std::get<DTypeValue>(callee.elts[0].c.v).type;
-      if (callee.name == "dtype.is_floating") return Val::constant(t.isFloat());
-      if (callee.name == "dtype.is_int") return Val::constant(t.isInt());
-      return Val::constant(t.isPtr);
-    }
+    if (callee.name.rfind("dtype.", 0) == 0)
+      return Val::constant(dtypePredicate(std::get<DTypeValue>(callee.elts[0].c.v), callee.name.substr(6)));
     std::string name = callee.name == "to" ? "tl.cast" : "tl." + callee.name;
     return callBuiltin(name, c, &callee.elts[0]);
   }

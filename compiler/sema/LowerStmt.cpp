@@ -533,12 +533,9 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
       args[i] = Val::constant(evalConst(*p.defaultValue));
     }
     // Triton decides constexpr-ness of a helper's arguments by their values,
-    // not its annotations: its fused-attention tutorial passes tensors
-    // (offs_m) to `tl.constexpr` parameters. A runtime scalar there is
-    // still an error (almost always a forgotten constexpr at the caller).
-    if (Program::isConstexprParam(p) && args[i]->isIR() && !args[i]->isTensor())
-      fail(i < c.args.size() ? c.args[i]->loc : c.loc,
-           fmt::format("argument '{}' of '{}' is tl.constexpr but got a runtime {}", p.name, fn.name, typeName(*args[i])));
+    // not its annotations: a constexpr argument specializes the inlined
+    // call, a runtime one (a tensor, or a runtime scalar such as the
+    // flash-attention tutorial's N_CTX) is an ordinary runtime argument.
     callee[p.name] = *args[i];
   }
   std::swap(scope, callee);

@@ -102,6 +102,9 @@ public:
   ir::Value *reduceAll(ir::Value *x, const std::string &kind, std::optional<int> axis, bool keepDims,
                        Location loc);
 
+  /// libdevice.NAME(args) (BuiltinsLibdevice.cpp)
+  Val callLibdevice(const std::string &name, const ast::CallExpr &c);
+
   // ---- statements (LowerStmt.cpp)
   /// Lowers a statement list; returns true when it ends in a return on every path.
   bool lowerBlock(const ast::StmtList &stmts, size_t from = 0);
@@ -128,6 +131,7 @@ public:
 
 private:
   Val lowerExprImpl(const ast::Expr &e);
+  Val lowerIfExp(const ast::IfExpExpr &ie, ir::Value *cond);
   /// The statements still to run after the current list: (list, index) frames.
   struct Cont {
     const ast::StmtList *list;

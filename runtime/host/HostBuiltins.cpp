@@ -500,6 +500,11 @@ void addMath(std::map<std::string, Value> &t) {
   t["amax"] = t["max"];
   t["amin"] = t["min"];
   t["cdiv"] = builtin("cdiv", cdivFn);
+  // tl.constexpr(x) at module level (Triton's `NAME = tl.constexpr(64)`): x itself for host code.
+  t["constexpr"] = builtin("constexpr", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "constexpr", {"value"});
+    return p.get("value");
+  });
   t["next_power_of_2"] = builtin("next_power_of_2", [](Evaluator &, CallArgs &c) {
     ArgParser p(c, "next_power_of_2", {"n"});
     int64_t n = toIndex(p.get("n"), "next_power_of_2");
@@ -623,7 +628,11 @@ int64_t toIndex(const Value &v, const char *what) {
 bool isKnownModule(const std::string &name) {
   static const char *kModules[] = {"torch", "triton", "triton.language", "numpy", "tile", "math", "tl",
                                    "np", "torch.testing", "numpy.testing", "numpy.random", "torch.cuda",
-                                   "triton.testing", "tile.language", "np.random", "np.testing"};
+                                   "triton.testing", "tile.language", "np.random", "np.testing",
+                                   // kernel-only modules: importable in a file's header, used by kernels
+                                   "triton.language.extra", "triton.language.extra.cuda",
+                                   "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
+                                   "triton.language.math"};
   for (const char *m : kModules)
     if (name == m)
       return true;

@@ -150,6 +150,15 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
   }
   for (size_t i = 0; i < args.kwargs.size(); ++i) {
     const auto &[name, v] = args.kwargs[i];
+    // As Triton: a launch option the kernel also declares as a parameter
+    // (the persistent-softmax tutorial's `num_stages: tl.constexpr`) binds
+    // to both.
+    bool alsoParam = std::any_of(kg.def->params.begin(), kg.def->params.end(),
+                                 [&](const ast::Param &p) { return p.name == name; });
+    if (alsoParam) {
+      req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
+      req.keywordShapes.push_back(shapeOf(v));
+    }
     if (name == "num_warps") {
       req.numWarps = launchOption(v, args.kwLocs[i], "num_warps");
       continue;
@@ -163,8 +172,10 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
         fail(args.kwLocs[i], "not supported: num_ctas other than 1 (thread block clusters)");
       continue;
     }
-    req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
-    req.keywordShapes.push_back(shapeOf(v));
+    if (!alsoParam) {
+      req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
+      req.keywordShapes.push_back(shapeOf(v));
+    }
   }
   req.flops = ev.pendingWork().flops;
   req.bytes = ev.pendingWork().bytes;

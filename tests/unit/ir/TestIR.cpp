@@ -49,6 +49,7 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
                    OpKind::Rsqrt, OpKind::Sin, OpKind::Cos, OpKind::Floor, OpKind::Ceil, OpKind::Erf, OpKind::Tanh})
     t = b.unary(k, t);
   t = b.binary(OpKind::Pow, t, x);
+  t = b.create(OpKind::ExternElementwise, {t, x}, {t->type}, {{"symbol", std::string("__nv_atan2f")}})->result();
   t = b.fma(t, x, x);
   Value *ti = b.cast(t, ElemType::of(Scalar::I32));
   Value *bits = b.bitcast(t, ElemType::of(Scalar::I32));

@@ -110,24 +110,6 @@ def k(X, n):
   CHECK(e.loc.line == 7);
 }
 
-TEST_CASE("a constexpr parameter of a helper must get a constexpr") {
-  CompileError e = expectError([] {
-    compileSource(R"(
-@triton.jit
-def helper(x, B: tl.constexpr):
-    return x * B
-
-@triton.jit
-def k(X, n):
-    tl.store(X, helper(1.0, n))
-)",
-                  "k", {ptrArg(Scalar::F32), valArg(5)});
-  });
-  CHECK(e.msg == "argument 'B' of 'helper' is tl.constexpr but got a runtime i32");
-  CHECK(e.loc.line == 10);
-  CHECK(e.loc.col == 29);
-}
-
 TEST_CASE("deep static unrolling is bounded, not a hang") {
   CompileError e = expectError([] {
     compileSource(R"(

@@ -1,7 +1,7 @@
 // HelperArgsTest.cpp - arguments of inlined @jit helpers whose parameters
 // are annotated tl.constexpr: as in Triton (its fused-attention tutorial),
-// tensors and @jit functions pass; a runtime scalar is an error
-// (ErrorsTest.cpp).
+// tensors, @jit functions and runtime scalars pass as runtime values; a
+// constexpr specializes the inlined call.
 #include "SemaTestUtil.h"
 
 using namespace tile;
@@ -41,4 +41,35 @@ def k(X, BLOCK: tl.constexpr):
                              "k", {ptrArg(Scalar::F32)}, {{"BLOCK", valArg(16)}});
   CHECK(storedType(*c.fn) == "tensor<16xf32>");
   CHECK(countOps(*c.fn, ir::OpKind::Mul) == 1);
+}
+
+TEST_CASE("a runtime scalar passed to a tl.constexpr parameter of a helper is a runtime value") {
+  Compiled c = compileSource(R"(
+@triton.jit
+def helper(x, B: tl.constexpr):
+    return x * B
+
+@triton.jit
+def k(X, n):
+    tl.store(X, helper(1.0, n))
+)",
+                             "k", {ptrArg(Scalar::F32), valArg(5)});
+  CHECK(storedType(*c.fn) == "f32");
+  CHECK(countOps(*c.fn, ir::OpKind::Mul) == 1);
+}
+
+TEST_CASE("a constexpr passed to a tl.constexpr parameter of a helper specializes it") {
+  Compiled c = compileSource(R"(
+@triton.jit
+def helper(x, B: tl.constexpr):
+    if B > 4:
+        return x * B
+    return x
+
+@triton.jit
+def k(X, n):
+    tl.store(X, helper(1.0, 8) + helper(2.0, 2))
+)",
+                             "k", {ptrArg(Scalar::F32), valArg(5)});
+  CHECK(countOps(*c.fn, ir::OpKind::If) == 0);
 }
