@@ -296,7 +296,7 @@ ir::Value *atomicMask(Lowerer &L, const CallArgs &a, size_t i, ir::Value *ptr) {
 
 void checkAtomicType(const CallArgs &a, const std::string &kind, ir::Value *ptr) {
   std::string err = atomicTypeError(kind, ptr->type.elem.scalar);
-  if (!err.empty()) fail(a.locs[0], err);
+  if (!err.empty()) fail(a.loc, err);
 }
 
 std::map<std::string, ir::Attr> orderAttrs(const CallArgs &a, size_t semIndex) {
