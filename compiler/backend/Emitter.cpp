@@ -367,6 +367,7 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Barrier: return barrier();
   case OpKind::Assert: return emitAssert(op);
   case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: return emitMathCall(op);
+  case OpKind::InlineAsm: return emitInlineAsm(op);
   default: return emitElementwise(op);
   }
 }

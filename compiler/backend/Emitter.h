@@ -170,6 +170,9 @@ public:
   // MathToLLVM.cpp
   /// erf, tanh, pow: one libdevice call per register (f16/bf16 through f32).
   void emitMathCall(ir::Op &op);
+  // InlineAsmToLLVM.cpp
+  /// tl.inline_asm_elementwise: one LLVM inline-asm call per `pack` registers.
+  void emitInlineAsm(ir::Op &op);
   // LoadStoreToLLVM.cpp
   void emitLoad(ir::Op &op);
   void emitStore(ir::Op &op);

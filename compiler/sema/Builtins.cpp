@@ -1,6 +1,7 @@
 // Builtins.cpp - the tl.* functions, tensor methods and the Python builtins
 // a kernel may call. Each builtin declares its Python signature once (a
 // string in kBuiltins) and gets its arguments matched against it.
+#include "sema/BuiltinsAsm.h"
 #include "sema/BuiltinsBlockPtr.h"
 #include "sema/BuiltinsDescriptor.h"
 #include "sema/BuiltinsMath.h"
@@ -877,6 +878,7 @@ const BuiltinDef kBuiltins[] = {
     {"tl.gather", "src, index, axis", selectGather},
     {"tl.histogram", "input, num_bins, mask=None", selectHistogram},
     {"tl.topk", "x, k, dim=None", selectTopk},
+    {"tl.inline_asm_elementwise", "asm, constraints, args, dtype, is_pure, pack", asmInlineElementwise},
     {"tl.swizzle2d", "i, j, size_i, size_j, size_g", shapeSwizzle2d},
     {"tl.assume", "cond", bAssume},
     {"tl.debug_barrier", "", bDebugBarrier},

@@ -696,7 +696,6 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
 /// lists what is supported).
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
-      {"inline_asm_elementwise", "inline assembly"},
       {"tensor_descriptor", "tensor descriptors as kernel arguments"},
       {"dot_scaled", "scaled (microscaling) dots"}, {"float8e4nv", "fp8 types"}, {"float8e5", "fp8 types"},
       {"float8e4b8", "fp8 types"}, {"float8e4b15", "fp8 types"}, {"float8e5b16", "fp8 types"},
