@@ -117,7 +117,14 @@ bool Emitter::emitFor(ir::Op &op) {
   llvm::Value *parityNext = b.CreateXor(parityPhi[0][0], i32(1));
   llvm::Value *iterNext = b.CreateAdd(iterPhi[0][0], i32(1));
   llvm::BasicBlock *latch = b.GetInsertBlock();
-  b.CreateBr(header);
+  llvm::BranchInst *back = b.CreateBr(header);
+  if (op.hasAttr("loop_unroll_factor") && op.intAttr("loop_unroll_factor") > 1) {   // tl.range's hint
+    llvm::Metadata *count[] = {llvm::MDString::get(ctx, "llvm.loop.unroll.count"),
+                               llvm::ConstantAsMetadata::get(b.getInt32(uint32_t(op.intAttr("loop_unroll_factor"))))};
+    llvm::MDNode *loopMd = llvm::MDNode::getDistinct(ctx, {nullptr, llvm::MDNode::get(ctx, count)});
+    loopMd->replaceOperandWith(0, loopMd);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loopMd);
+  }
   addIncoming(phis, {{ivNext}}, latch);
   addIncoming(parityPhi, {{parityNext}}, latch);
   addIncoming(iterPhi, {{iterNext}}, latch);

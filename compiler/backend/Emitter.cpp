@@ -457,6 +457,7 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Assert: return emitAssert(op);
   case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: return emitMathCall(op);
   case OpKind::ExternElementwise: return emitExternCall(op);
+  case OpKind::InlineAsm: return emitInlineAsm(op);
   default: return emitElementwise(op);
   }
 }

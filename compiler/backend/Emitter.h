@@ -192,6 +192,9 @@ public:
   /// erf, tanh, pow: one libdevice call per register (f16/bf16 through f32).
   void emitMathCall(ir::Op &op);
   void emitExternCall(ir::Op &op);
+  // InlineAsmToLLVM.cpp
+  /// tl.inline_asm_elementwise: one LLVM inline-asm call per `pack` registers.
+  void emitInlineAsm(ir::Op &op);
   // LoadStoreToLLVM.cpp
   void emitLoad(ir::Op &op);
   void emitStore(ir::Op &op);

@@ -158,7 +158,8 @@ struct AtomicLowering {
     bool flt = isFloat(s);
     std::string w = std::to_string(bits);
     if (kind == "add")
-      return flt ? (s == Scalar::F16 ? "add.noftz.f16" : "add.f" + w) : "add.u" + w;
+      return flt ? (s == Scalar::F16 ? "add.noftz.f16" : s == Scalar::BF16 ? "add.noftz.bf16" : "add.f" + w)
+                 : "add.u" + w;
     if (kind == "max" || kind == "min") return kind + (signedCmp ? ".s" : ".u") + w;
     if (kind == "xchg") return "exch.b" + w;
     return kind + ".b" + w;   // and, or, xor
@@ -201,6 +202,9 @@ void emitAtomic(Emitter &e, ir::Op &op) {
   ir::Value *ptr = op.operands[0], *res = op.result();
   ElemType elem = ElemType::of(ptr->type.elem.scalar);
   ir::Type vt = ptr->type.withElem(elem), mt = ptr->type.withElem(ElemType::of(Scalar::I1));
+  if (elem.scalar == Scalar::BF16 && e.opts.arch < "sm_90")
+    fail(op.loc, fmt::format("not supported: atomic_add on bf16 before sm_90 (atom.add.noftz.bf16), target {}",
+                             e.opts.arch));
   AtomicLowering al{e, op, elem.scalar, bitWidth(elem.scalar)};
   Regs ptrs = e.regs(ptr);
   Regs vals = e.regsAs(op.operands[cas ? 2 : 1], vt);

@@ -229,6 +229,10 @@ private:
       return;
     }
     switch (op.kind) {
+    case OpKind::InlineAsm:   // elementwise, but never cloned (not cheap): operands and results in one layout
+      for (ir::Value *v : op.operands) unite(v, op.result());
+      for (auto &r : op.results) unite(r.get(), op.result());
+      return;
     case OpKind::Dot:
       return unite(op.operands[2], op.result());
     case OpKind::For: {

@@ -356,18 +356,24 @@ bool pipelineLoops(ir::Function &fn, int numStages) {
 }
 
 bool pipelineLoops(ir::Function &fn, const PipelineTarget &target) {
-  int numStages = target.numStages;
-  if (numStages <= 1)
-    return false;
+  // a loop's own num_stages (tl.range(..., num_stages=n)) overrides the launch's
+  auto stagesOf = [&](const Op &loop) {
+    return loop.hasAttr("num_stages") ? int(loop.intAttr("num_stages")) : target.numStages;
+  };
   std::vector<Op *> loops;
   ir::walk(fn, [&](Op &op) {
-    if (op.kind == OpKind::For)
+    if (op.kind == OpKind::For && stagesOf(op) > 1)
       loops.push_back(&op);
   });
+  if (loops.empty())
+    return false;
   bool changed = false;
   AxisInfo axis = analyzeAxisInfo(fn);
-  for (Op *loop : loops)
-    changed |= LoopPipeliner(*loop, target, axis).run();
+  for (Op *loop : loops) {
+    PipelineTarget t = target;
+    t.numStages = stagesOf(*loop);
+    changed |= LoopPipeliner(*loop, t, axis).run();
+  }
   if (changed)
     ir::dce(fn);
   return changed;

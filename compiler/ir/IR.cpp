@@ -106,6 +106,8 @@ bool Op::hasSideEffects() const {
   case OpKind::Yield:
   case OpKind::Condition:
     return true;
+  case OpKind::InlineAsm:   // tl.inline_asm_elementwise(..., is_pure=False)
+    return !(hasAttr("pure") && boolAttr("pure"));
   default:
     break;
   }

@@ -254,6 +254,7 @@ private:
     case OpKind::Barrier: numOperands(0, 0); return numResults(0);
     case OpKind::Print: return verifyPrint();
     case OpKind::Assert: return verifyAssert();
+    case OpKind::InlineAsm: return verifyInlineAsm();
     }
   }
 
@@ -678,6 +679,23 @@ private:
       strAttr("prefix");
     if (op_->hasAttr("hex"))
       attrOf<bool>("hex", "a bool");
+  }
+
+  void verifyInlineAsm() {
+    if (op_->results.empty())
+      error("needs at least one result");
+    strAttr("asm");
+    strAttr("constraints");
+    attrOf<bool>("pure", "a bool");
+    if (attrOf<int64_t>("pack", "an integer") < 1)
+      error("pack must be at least 1");
+    const Type &r = result();
+    for (const auto &res : op_->results)
+      if (res->type.shape != r.shape)
+        error("results must have one shape");
+    for (const Value *v : op_->operands)
+      if (v->type.shape != r.shape)
+        error(fmt::format("operands must have the results' shape, got {}", printType(v->type)));
   }
 
   void verifyAssert() {

@@ -1,9 +1,12 @@
 // Builtins.cpp - the tl.* functions, tensor methods and the Python builtins
 // a kernel may call. Each builtin declares its Python signature once (a
 // string in kBuiltins) and gets its arguments matched against it.
+#include "sema/BuiltinsAsm.h"
 #include "sema/BuiltinsBlockPtr.h"
+#include "sema/BuiltinsDescriptor.h"
 #include "sema/BuiltinsMath.h"
 #include "sema/BuiltinsScan.h"
+#include "sema/BuiltinsSelect.h"
 #include "sema/BuiltinsShape.h"
 #include "sema/Lowerer.h"
 
@@ -302,8 +305,18 @@ Val bDot(Lowerer &L, CallArgs &a) {
   bool floatIn = s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32 || s == Scalar::F64;
   if (!floatIn && s != Scalar::I8)
     fail(a.loc, fmt::format("dot supports f16, bf16, f32, f64 and i8 operands, got {}", x->type.elem.str()));
+  // Triton's result type: i32 for i8, f64 for f64, f32 for f32 and bf16
+  // (out_dtype bf16 is an error), out_dtype (f16 or f32) for f16 operands.
   ElemType out = ElemType::of(s == Scalar::I8 ? Scalar::I32 : s == Scalar::F64 ? Scalar::F64 : Scalar::F32);
-  if (a.has(6)) out = constDType(a, 6);
+  if (a.has(6) && floatIn) {
+    ElemType want = constDType(a, 6);
+    if (want.scalar == Scalar::BF16)
+      fail(a.locs[6], "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 and cast with "
+                      "`.to(tl.bfloat16)`");
+    if (s == Scalar::F16 && want.scalar != Scalar::F16 && want.scalar != Scalar::F32)
+      fail(a.locs[6], fmt::format("out_dtype of a dot of f16 operands must be float16 or float32, got {}", want.str()));
+    if (s == Scalar::F16) out = want;
+  }
   ir::Value *acc;
   if (a.has(2)) {
     acc = irArg(L, a, 2, "acc");
@@ -312,6 +325,10 @@ Val bDot(Lowerer &L, CallArgs &a) {
                                   rank == 3 ? fmt::format("{}x", accShape[0]) : "", M, N, acc->type.str()));
     if (acc->type.elem.isPtr || (floatIn && !acc->type.elem.isFloat()))
       fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands", acc->type.str(), x->type.elem.str()));
+    Scalar as = acc->type.elem.scalar;
+    if (floatIn && as != out.scalar && !(s == Scalar::F16 && (as == Scalar::F16 || as == Scalar::F32)))
+      fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands (expected {})",
+                                  acc->type.str(), x->type.elem.str(), out.str()));
   } else {
     acc = makeFull(L, a, accShape, Val::constant(int64_t(0)), out).v;
   }
@@ -615,6 +632,26 @@ Val bConstexpr(Lowerer &L, CallArgs &a) {
   return a[0];
 }
 
+/// tl.range's loop hints, checked as Triton does (constexpr ints and bools):
+/// (num_stages, loop_unroll_factor), None where not given; the for op gets
+/// them as attributes (see lowerFor). disallow_acc_multi_buffer, flatten and
+/// warp_specialize are accepted and ignored (docs/language.md says why).
+ConstValue rangeHints(Lowerer &L, const CallArgs &a) {
+  ConstTuple hints;
+  const char *ints[] = {"num_stages", "loop_unroll_factor"};
+  for (size_t i = 3; i < 5; ++i) {
+    if (!a.has(i)) { hints.push_back(ConstValue()); continue; }
+    if (!a[i].isConst() || !a[i].c.isInt() || std::get<int64_t>(a[i].c.v) < 0)
+      fail(a.locs[i], fmt::format("{} of tl.range must be a constexpr non-negative integer, got {}", ints[i - 3],
+                                  L.typeName(a[i])));
+    hints.push_back(a[i].c);
+  }
+  for (size_t i = 5; i < 8; ++i)
+    if (a.has(i) && !(a[i].isConst() && (a[i].c.isBool() || a[i].c.isInt())))
+      fail(a.locs[i], fmt::format("this option of tl.range must be a constexpr bool, got {}", L.typeName(a[i])));
+  return hints;
+}
+
 Val makeRange(Lowerer &L, CallArgs &a, bool isStatic) {
   Val r;
   r.kind = Val::Kind::Range;
@@ -627,6 +664,7 @@ Val makeRange(Lowerer &L, CallArgs &a, bool isStatic) {
   if (isStatic)
     for (const Val &v : r.elts)
       if (!v.isConst()) fail(a.loc, "static_range bounds must be constexpr");
+  if (a.vals.size() > 3) r.c = rangeHints(L, a);
   return r;
 }
 Val bRange(Lowerer &L, CallArgs &a) { return makeRange(L, a, false); }
@@ -780,6 +818,10 @@ const BuiltinDef kBuiltins[] = {
     // Block pointers (BuiltinsBlockPtr.cpp); tl.load/tl.store dispatch on them.
     {"tl.make_block_ptr", "base, shape, strides, offsets, block_shape, order", blockptr::bMakeBlockPtr},
     {"tl.advance", "base, offsets", blockptr::bAdvance},
+    // Tensor descriptors (BuiltinsDescriptor.cpp); desc.load / desc.store too.
+    {"tl.make_tensor_descriptor", "base, shape, strides, block_shape, padding_option='zero'", descriptor::bMake},
+    {"tl.load_tensor_descriptor", "desc, offsets", descriptor::bLoad},
+    {"tl.store_tensor_descriptor", "desc, offsets, value", descriptor::bStore},
     {"tl.dot", "input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, "
                "out_dtype=None", bDot},
     {"tl.where", "condition, x, y", bWhere},
@@ -842,6 +884,11 @@ const BuiltinDef kBuiltins[] = {
     {"tl.flip", "x, dim=None", shapeFlip},
     {"tl.sort", "x, dim=None, descending=0", shapeSort},
     {"tl.ravel", "x, can_reorder=False", shapeRavel},
+    // gather, histogram, topk (BuiltinsSelect.cpp)
+    {"tl.gather", "src, index, axis", selectGather},
+    {"tl.histogram", "input, num_bins, mask=None", selectHistogram},
+    {"tl.topk", "x, k, dim=None", selectTopk},
+    {"tl.inline_asm_elementwise", "asm, constraints, args, dtype, is_pure, pack", asmInlineElementwise},
     {"tl.swizzle2d", "i, j, size_i, size_j, size_g", shapeSwizzle2d},
     {"tl.assume", "cond", bAssume},
     {"tl.debug_barrier", "", bDebugBarrier},

@@ -76,7 +76,7 @@ std::vector<int64_t> constInts(Lowerer &L, const CallArgs &a, size_t i, const ch
 }
 
 const Val &blockPtrArg(Lowerer &L, const CallArgs &a, size_t i) {
-  if (a[i].kind != Val::Kind::BlockPtr)
+  if (a[i].kind != Val::Kind::BlockPtr || isDescriptor(a[i]))
     fail(a.locs[i], fmt::format("{} expects a block pointer (tl.make_block_ptr), got {}", a.fnName, L.typeName(a[i])));
   return a[i];
 }
@@ -139,6 +139,10 @@ Access expand(Lowerer &L, const Val &p, const std::vector<int> &checked, Locatio
 }
 
 } // namespace
+
+bool isDescriptor(const Val &p) {
+  return p.kind == Val::Kind::BlockPtr && std::get<ConstTuple>(p.c.v).size() > 2;
+}
 
 int rank(const Val &p) { return static_cast<int>(blockShapeOf(p).size()); }
 
@@ -204,8 +208,35 @@ Val bAdvance(Lowerer &L, CallArgs &a) {
   return p;
 }
 
+Val loadBlock(Lowerer &L, const Val &p, const std::vector<int> &checked, const std::string &padding, Location loc) {
+  Access acc = expand(L, p, checked, loc);
+  ir::Value *other = nullptr;
+  if (acc.mask) {
+    // "" is undefined in Triton; tile pads with zero.
+    ElemType elem = ElemType::of(p.elts[0].v->type.elem.scalar);
+    ir::Value *fill = padding == "nan" ? L.at(loc).constantFloat(std::nan(""), ir::Type::scalar(elem))
+                                       : L.toIRAs(Val::constant(int64_t(0)), elem, loc);
+    other = L.broadcastTo(fill, blockShape(p), loc);
+  }
+  return Val::ir(L.at(loc).load(acc.ptrs, acc.mask, other));
+}
+
+void storeBlock(Lowerer &L, const Val &p, const Val &value, Location valueLoc, const std::vector<int> &checked,
+                Location loc) {
+  std::vector<int64_t> shape = blockShape(p);
+  ElemType elem = ElemType::of(p.elts[0].v->type.elem.scalar);
+  ir::Value *val = L.toIRAs(value, elem, valueLoc);
+  if (val->type.isTensor() && val->type.shape != shape)
+    fail(valueLoc, fmt::format("the value stored through a {} must have the block's shape {} (or be a "
+                               "scalar), got {}", L.typeName(p), L.tensorType(elem, shape, loc).str(),
+                               val->type.str()));
+  val = L.broadcastTo(val, shape, valueLoc);
+  Access acc = expand(L, p, checked, loc);
+  L.at(loc).store(acc.ptrs, val, acc.mask);
+}
+
 Val load(Lowerer &L, CallArgs &a) {
-  const Val &p = a[0];
+  const Val &p = blockPtrArg(L, a, 0);
   if (a.has(1) || a.has(2))
     fail(a.locs[a.has(1) ? 1 : 2], "mask and other cannot be used with a block pointer; use boundary_check and padding_option");
   std::string padding;
@@ -218,29 +249,13 @@ Val load(Lowerer &L, CallArgs &a) {
   ElemType elem = ElemType::of(p.elts[0].v->type.elem.scalar);
   if (padding == "nan" && !elem.isFloat())
     fail(a.locs[4], fmt::format("padding_option \"nan\" needs a floating-point block pointer, got {}", elem.str()));
-  Access acc = expand(L, p, boundaryDims(L, a, 3, p), a.loc);
-  ir::Value *other = nullptr;
-  if (acc.mask) {
-    // "" is undefined in Triton; tile pads with zero.
-    ir::Value *fill = padding == "nan" ? L.at(a.loc).constantFloat(std::nan(""), ir::Type::scalar(elem))
-                                       : L.toIRAs(Val::constant(int64_t(0)), elem, a.loc);
-    other = L.broadcastTo(fill, blockShape(p), a.loc);
-  }
-  return Val::ir(L.at(a.loc).load(acc.ptrs, acc.mask, other));
+  return loadBlock(L, p, boundaryDims(L, a, 3, p), padding, a.loc);
 }
 
 Val store(Lowerer &L, CallArgs &a) {
-  const Val &p = a[0];
+  const Val &p = blockPtrArg(L, a, 0);
   if (a.has(2)) fail(a.locs[2], "mask cannot be used with a block pointer; use boundary_check");
-  std::vector<int64_t> shape = blockShape(p);
-  ElemType elem = ElemType::of(p.elts[0].v->type.elem.scalar);
-  ir::Value *val = L.toIRAs(a[1], elem, a.locs[1]);
-  if (val->type.isTensor() && val->type.shape != shape)
-    fail(a.locs[1], fmt::format("the value stored through a block pointer must have the block's shape {} (or be a "
-                                "scalar), got {}", L.tensorType(elem, shape, a.loc).str(), val->type.str()));
-  val = L.broadcastTo(val, shape, a.locs[1]);
-  Access acc = expand(L, p, boundaryDims(L, a, 3, p), a.loc);
-  L.at(a.loc).store(acc.ptrs, val, acc.mask);
+  storeBlock(L, p, a[1], a.locs[1], boundaryDims(L, a, 3, p), a.loc);
   return Val::constant(ConstValue());
 }
 

@@ -17,6 +17,11 @@
 
 namespace tile::sema::blockptr {
 
+/// Whether p is a tensor descriptor (tl.make_tensor_descriptor,
+/// BuiltinsDescriptor.cpp): a block pointer whose c holds a third entry,
+/// its padding option, and whose offsets stay 0 (each load and store gives
+/// its own).
+bool isDescriptor(const Val &p);
 /// Number of dimensions of a block pointer.
 int rank(const Val &p);
 /// Index in p.elts of the offset of dimension i.
@@ -29,6 +34,13 @@ bool sameFrame(const Val &a, const Val &b);
 Val bMakeBlockPtr(Lowerer &L, CallArgs &a);
 /// tl.advance(base, offsets), also `p.advance(offsets)`
 Val bAdvance(Lowerer &L, CallArgs &a);
+/// The block p points at, the dimensions in `checked` masked to
+/// 0 <= index < shape and filled with 0 (NaN for padding "nan").
+Val loadBlock(Lowerer &L, const Val &p, const std::vector<int> &checked, const std::string &padding, Location loc);
+/// Stores value (cast to the element type; the block's shape or a scalar)
+/// to the block p points at, elements outside `checked` bounds skipped.
+void storeBlock(Lowerer &L, const Val &p, const Val &value, Location valueLoc, const std::vector<int> &checked,
+                Location loc);
 /// tl.load(pointer, mask, other, boundary_check, padding_option, ...) with
 /// a block pointer in a[0]; called by Builtins.cpp's tl.load.
 Val load(Lowerer &L, CallArgs &a);

@@ -320,18 +320,20 @@ ir::Value *atomicPointer(Lowerer &L, const CallArgs &a) {
 }
 
 /// Whether `kind` may operate on pointee type s (Triton's set).
-bool atomicTypeOk(const std::string &kind, Scalar s) {
-  bool int3264 = s == Scalar::I32 || s == Scalar::U32 || s == Scalar::I64 || s == Scalar::U64;
-  bool f3264 = s == Scalar::F32 || s == Scalar::F64;
-  if (kind == "add") return int3264 || f3264 || s == Scalar::F16;
-  if (kind == "and" || kind == "or" || kind == "xor") return int3264;
-  return int3264 || f3264;   // max, min, xchg, cas
-}
-
-const char *atomicTypesText(const std::string &kind) {
-  if (kind == "add") return "i32, u32, i64, u64, f16, f32, f64";
-  if (kind == "and" || kind == "or" || kind == "xor") return "i32, u32, i64, u64";
-  return "i32, u32, i64, u64, f32, f64";
+/// Triton 3.6's element-type rule (semantic.py): atomic_cas takes 16, 32
+/// and 64-bit elements; the other atomics reject i1, 8- and 16-bit integers,
+/// and f16/bf16 except for add. The empty string: accepted.
+std::string atomicTypeError(const std::string &kind, Scalar s) {
+  std::string name = "atomic_" + kind;
+  int w = bitWidth(s);
+  if (kind == "cas")
+    return w == 16 || w == 32 || w == 64 ? "" : "atomic_cas only supports elements with width {16, 32, 64}";
+  if ((s == Scalar::F16 || s == Scalar::BF16) && kind != "add")
+    return fmt::format("{} does not support {}", name, s == Scalar::F16 ? "fp16" : "bf16");
+  if (isInt(s) && w < 32) return fmt::format("{} does not support {}", name, tritonDTypeName(s));
+  if (isFloat(s) && (kind == "and" || kind == "or" || kind == "xor"))
+    return fmt::format("{} does not support {} (bitwise atomics take integers)", name, tritonDTypeName(s));
+  return "";
 }
 
 /// A value operand converted to the pointee type and the pointers' shape.
@@ -367,10 +369,8 @@ ir::Value *atomicMask(Lowerer &L, const CallArgs &a, size_t i, ir::Value *ptr) {
 }
 
 void checkAtomicType(const CallArgs &a, const std::string &kind, ir::Value *ptr) {
-  Scalar s = ptr->type.elem.scalar;
-  if (!atomicTypeOk(kind, s))
-    fail(a.loc, fmt::format("not supported: {} on {} pointers (supported element types: {})", a.fnName,
-                            ElemType::of(s).str(), atomicTypesText(kind)));
+  std::string err = atomicTypeError(kind, ptr->type.elem.scalar);
+  if (!err.empty()) fail(a.loc, err);
 }
 
 std::map<std::string, ir::Attr> orderAttrs(const CallArgs &a, size_t semIndex) {

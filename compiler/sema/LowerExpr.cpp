@@ -2,6 +2,7 @@
 // Python semantics, Triton's type promotion and NumPy broadcasting, pointer
 // arithmetic, subscripts with `:`/None, attributes and calls.
 #include "ir/Libdevice.h"
+#include "sema/BuiltinsBlockPtr.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -197,7 +198,7 @@ std::string Lowerer::typeName(const Val &v) const {
   case Val::Kind::Tuple: return "tuple";
   case Val::Kind::Method: return "method '" + v.name + "'";
   case Val::Kind::Range: return "range";
-  case Val::Kind::BlockPtr: return "block pointer";
+  case Val::Kind::BlockPtr: return blockptr::isDescriptor(v) ? "tensor descriptor" : "block pointer";
   }
   return "value";
 }
@@ -758,10 +759,7 @@ static bool isFp8Name(const std::string &n) {
 
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
-      {"histogram", "histograms"}, {"topk", "top-k"}, {"gather", "gathers along an axis"},
-      {"inline_asm_elementwise", "inline assembly"},
-      {"make_tensor_descriptor", "TMA tensor descriptors"}, {"load_tensor_descriptor", "TMA tensor descriptors"},
-      {"store_tensor_descriptor", "TMA tensor descriptors"}, {"tensor_descriptor", "TMA tensor descriptors"},
+      {"tensor_descriptor", "tensor descriptors as kernel arguments"},
       {"dot_scaled", "scaled (microscaling) dots"},
       {"philox", "the raw Philox generator; use tl.randint4x"}, {"philox_impl", "the raw Philox generator; use tl.randint4x"},
       {"pair_uniform_to_normal", "random helpers; use tl.randn"}, {"uint_to_uniform_float", "random helpers; use tl.rand"},
@@ -884,7 +882,10 @@ Val Lowerer::getAttribute(const Val &base, const std::string &attr, Location loc
     if (isBuiltinName("tl." + attr) || attr == "to") return Val::method(base, attr);
     fail(loc, fmt::format("tensor has no attribute '{}'", attr));
   }
-  if (base.kind == Val::Kind::BlockPtr && attr == "advance") return Val::method(base, attr);
+  if (blockptr::isDescriptor(base) && (attr == "load" || attr == "store"))
+    return Val::method(base, attr + "_tensor_descriptor");
+  if (base.kind == Val::Kind::BlockPtr && !blockptr::isDescriptor(base) && attr == "advance")
+    return Val::method(base, attr);
   fail(loc, fmt::format("{} has no attribute '{}'", typeName(base), attr));
 }
 

@@ -426,6 +426,9 @@ void Lowerer::lowerFor(const ast::ForStmt &s) {
   std::vector<ir::Value *> operands{bounds[0], bounds[1], bounds[2]};
   operands.insert(operands.end(), inits.begin(), inits.end());
   ir::Op *forOp = at(s.loc).create(OpKind::For, operands, {});
+  if (auto *hints = std::get_if<ConstTuple>(&range.c.v))   // tl.range's num_stages, loop_unroll_factor
+    for (size_t i = 0; i < hints->size(); ++i)
+      if ((*hints)[i].isInt()) forOp->attrs[i == 0 ? "num_stages" : "loop_unroll_factor"] = std::get<int64_t>((*hints)[i].v);
   ir::Block *body = forOp->regions[0]->block.get();
   std::map<std::string, Val> before = scope;
   scope[iv] = Val::ir(body->addArg(ir::Type::scalar(t)));

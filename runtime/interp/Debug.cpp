@@ -68,6 +68,11 @@ void evalPrint(Machine &m, ExecOp &e) {
   }
 }
 
+// inline_asm: PTX cannot run here.
+void evalInlineAsm(Machine &m, ExecOp &e) {
+  m.error(*e.op, "not supported on the interpreter: tl.inline_asm_elementwise (inline PTX runs on the GPU only)");
+}
+
 // assert %cond {msg}: every lane must be non-zero; the first failing lane is
 // reported.
 void evalAssert(Machine &m, ExecOp &e) {

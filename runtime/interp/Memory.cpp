@@ -252,8 +252,10 @@ void evalStore(Machine &m, ExecOp &e) {
 
 namespace {
 
-/// The bits of a f32/f64 value (as the slot holds it) and back.
+/// The bits of a float value (as the slot holds it) and back.
 uint64_t floatToBits(double v, Scalar s) {
+  if (s == Scalar::F16) return floatToHalfBits(static_cast<float>(v));
+  if (s == Scalar::BF16) return floatToBF16Bits(static_cast<float>(v));
   if (s == Scalar::F32) {
     float f = static_cast<float>(v);
     uint32_t b;

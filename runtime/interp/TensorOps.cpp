@@ -153,6 +153,24 @@ void dotF32(Machine &m, ExecOp &e, const DotShape &s) {
     r[k] = roundFloat(acc[k], outType);
 }
 
+/// An f16 accumulator (f16 operands with out_dtype=tl.float16), as Triton
+/// and the GPU compute it: every k step is one fma rounded to f16 (the GPU's
+/// fma.rn.f16). In double, a*b + acc is exact or rounds to the same f16
+/// (f16 products have 22 bits), so one rounding to f16 after it is the fma's.
+void dotF16Acc(Machine &m, ExecOp &e, const DotShape &s) {
+  const double *a = m.in(e, 0).f.data(), *b = m.in(e, 1).f.data(), *acc = m.in(e, 2).f.data();
+  double *r = m.out(e).f.data();
+  for (int64_t z = 0; z < s.batch; ++z)
+    for (int64_t i = 0; i < s.M; ++i)
+      for (int64_t j = 0; j < s.N; ++j) {
+        int64_t at = (z * s.M + i) * s.N + j;
+        double sum = acc[at];
+        for (int64_t k = 0; k < s.K; ++k)
+          sum = roundFloat(std::fma(a[(z * s.M + i) * s.K + k], b[(z * s.K + k) * s.N + j], sum), Scalar::F16);
+        r[at] = sum;
+      }
+}
+
 /// f64 inputs accumulate in double with fma.
 void dotF64(Machine &m, ExecOp &e, const DotShape &s) {
   const double *a = m.in(e, 0).f.data(), *b = m.in(e, 1).f.data(), *acc = m.in(e, 2).f.data();
@@ -195,6 +213,8 @@ void evalDot(Machine &m, ExecOp &e) {
     return dotInt(m, e, s);
   if (a.scalar == Scalar::F64 || b.scalar == Scalar::F64)
     return dotF64(m, e, s);
+  if (c.scalar == Scalar::F16)
+    return dotF16Acc(m, e, s);
   dotF32(m, e, s);
 }
 

@@ -100,6 +100,10 @@ std::unique_ptr<Function> buildEveryOpFunction(Location loc) {
   b.create(OpKind::AtomicRMW, {ptrs, scan->result(), mask}, {v->type},
            {{"kind", std::string("add")}, {"sem", std::string("acq_rel")}, {"scope", std::string("gpu")}});
   b.create(OpKind::AtomicCas, {ptrs, v, v}, {v->type}, {{"sem", std::string("relaxed")}, {"scope", std::string("cta")}});
+  // an impure inline asm with two results (tl.inline_asm_elementwise)
+  b.create(OpKind::InlineAsm, {v, v}, {v->type, v->type},
+           {{"asm", std::string("add.f32 $0, $2, $3;\n\tmov.b32 $1, $2;")}, {"constraints", std::string("=r,=r,r,r")},
+            {"pure", false}, {"pack", int64_t(1)}});
   b.create(OpKind::Print, {loop->result(), x}, {}, {{"prefix", std::string("w = \"q\"\n")}, {"hex", false}});
   b.create(OpKind::Assert, {mask}, {}, {{"msg", std::string("in bounds")}});
   return fn;
