@@ -79,7 +79,7 @@ def main():
             defs = [c[i + 1].split("=")[1][:8] for i in range(len(c) - 1) if c[i] == "-D"]
             warps = c[c.index("--num-warps") + 1] if "--num-warps" in c else "4"
             rows.append((f"{os.path.basename(c[0])}:{kernel} {'x'.join(defs)} w{warps}", c, 50))
-    head = ["kernel"] + ([f"ms ({os.path.basename(os.path.dirname(t)) or t})" for t in tilecs] if len(tilecs) > 1
+    head = ["kernel"] + ([f"ms ({os.path.basename(t)})" for t in tilecs] if len(tilecs) > 1
                          else ["ms"]) + ["target"]
     if markdown:
         print("| " + " | ".join(head) + " |")
