@@ -24,11 +24,11 @@ namespace tile {
 // ------------------------------------------------------------ GPU compiler
 
 namespace {
-std::atomic<const api::GpuCompiler *> gGpuCompiler{nullptr};
+std::atomic<const backend::CodeGenerator *> gGpuCompiler{nullptr};
 }
 
-void api::setGpuCompiler(const GpuCompiler *compiler) { gGpuCompiler.store(compiler); }
-const api::GpuCompiler *api::gpuCompiler() { return gGpuCompiler.load(); }
+void api::setGpuCompiler(const backend::CodeGenerator *codegen) { gGpuCompiler.store(codegen); }
+const backend::CodeGenerator *api::gpuCompiler() { return gGpuCompiler.load(); }
 
 // ------------------------------------------------------------------ errors
 
@@ -52,7 +52,7 @@ detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts))
   if (options.onWarning) interp.warn = options.onWarning;
   if (options.device == DeviceKind::Interpreter) return;
   cuda::Driver *drv = cuda::Driver::get();
-  const api::GpuCompiler *fn = api::gpuCompiler();
+  const backend::CodeGenerator *fn = api::gpuCompiler();
   if (options.device == DeviceKind::Auto && (!drv || !fn)) return;
   if (!drv) throw Error(fmt::format("error: no usable GPU: {}\n", cuda::Driver::unavailableReason()));
   // Without a compiler a GPU context still runs precompiled kernels
@@ -281,6 +281,11 @@ void warnSpills(const detail::ContextImpl &ctx, const ast::FunctionDef &kernel, 
   else std::fputs(text.c_str(), stderr);
 }
 
+/// TILE_TIME_STAGES=1: the stage times of the compile just done, on stderr.
+void printStageTimes() {
+  if (driver::timeStagesEnabled()) std::fputs(driver::formatStageTimes(driver::takeStageTimes()).c_str(), stderr);
+}
+
 detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &kernel, const sema::Specialization &spec,
                              const LaunchOptions &lo) {
   const detail::ContextImpl &ctx = *p.ctx;
@@ -297,30 +302,22 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
     if (auto it = p.gpuKernels.find(key); it != p.gpuKernels.end()) return *it->second;
   }
   // Compile outside the lock; a thread that loses the race drops its copy.
-  // The disk cache (driver/DiskCache.h) skips the compile; with a dump
-  // directory it is only written, so the stages are dumped.
-  const driver::DiskCache *disk = driver::processDiskCache();
-  driver::CacheKey diskKey;
-  std::optional<driver::CachedKernel> hit;
-  if (disk) {
-    diskKey = driver::kernelCacheKey(*p.program, kernel, spec, ctx.pipeline, lo.numWarps, lo.numStages,
-                                     ctx.options.arch, ctx.compiler->identity());
-    if (driver::dumpDir().empty()) hit = disk->load(diskKey);
-  }
-  // The tile-IR passes run even on a hit: cheap, and their warnings show.
-  std::unique_ptr<ir::Function> fn = driver::compileKernel(*p.program, kernel, spec, ctx.pipeline);
-  api::GpuImage image = hit ? api::GpuImage{hit->name, std::move(hit->ptx), hit->sharedBytes}
-                            : ctx.compiler->compile(*fn, lo.numWarps, lo.numStages, ctx.options.arch, ctx.pipeline,
-                                                    signature);
-  ctx.driver->makeCurrent();
-  cuda::Module module = cuda::Module::fromPtx(*ctx.driver, image.ptx, kernel.name);
-  cuda::Function function = module.function(image.name);
-  // Stored once the driver accepted the PTX: a failing module is never cached.
-  if (disk && !hit)
-    disk->store(diskKey, driver::CachedKernel{image.name, image.ptx, image.sharedBytes, lo.numWarps,
-                                              diskKey.describe()});
+  // driver::compileToPtx reads and fills the disk cache (DiskCache.h),
+  // storing a kernel only once the driver accepted its module.
+  backend::TargetOptions target;
+  target.arch = ctx.options.arch;
+  target.numWarps = lo.numWarps;
+  target.numStages = lo.numStages;
+  std::optional<cuda::Module> module;
+  driver::GpuKernel image =
+      driver::compileToPtx(*p.program, kernel, spec, ctx.pipeline, target, *ctx.compiler, [&](const driver::GpuKernel &k) {
+        ctx.driver->makeCurrent();
+        module.emplace(cuda::Module::fromPtx(*ctx.driver, k.text, kernel.name));
+      });
+  printStageTimes();
+  cuda::Function function = module->function(image.name);
   auto k = std::unique_ptr<detail::GpuKernel>(
-      new detail::GpuKernel{std::move(module), function, image.sharedBytes, std::move(image.ptx)});
+      new detail::GpuKernel{std::move(*module), function, image.sharedBytes, std::move(image.text)});
   std::lock_guard lock(p.gpuMu);
   auto [it, inserted] = p.gpuKernels.emplace(key, std::move(k));
   if (inserted) warnSpills(ctx, kernel, signature, it->second->function);
@@ -353,7 +350,10 @@ std::unique_ptr<detail::LaunchPlan> makePlan(detail::ProgramImpl &p, const detai
   TILE_ASSERT(plan->sources.size() == b.args.size(), "one source per runtime argument");
   plan->args = std::move(b.args);
   if (p.ctx->kind == DeviceKind::Gpu) plan->gpu = &gpuKernel(p, kernel, b.spec, lo);
-  else plan->interp = p.interpCache.get(*p.program, kernel, b.spec, p.ctx->pipeline);
+  else {
+    plan->interp = p.interpCache.get(*p.program, kernel, b.spec, p.ctx->pipeline);
+    printStageTimes();
+  }
   return plan;
 }
 

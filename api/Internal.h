@@ -29,7 +29,7 @@ struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
   ContextOptions options;
   DeviceKind kind = DeviceKind::Interpreter;
   cuda::Driver *driver = nullptr;                ///< GPU contexts
-  const api::GpuCompiler *compiler = nullptr;    ///< GPU contexts
+  const backend::CodeGenerator *compiler = nullptr;    ///< GPU contexts
   driver::PipelineOptions pipeline;
   interp::Options interp;
 

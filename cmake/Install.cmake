@@ -10,7 +10,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TILE_PACKAGE_LIBS tile_api tile_host tile_driver tile_interp tile_cuda tile_sema tile_transforms tile_ir
+set(TILE_PACKAGE_LIBS tile_api tile_host tile_driver tile_gpu tile_interp tile_cuda tile_sema tile_transforms tile_ir
     tile_frontend tile_support)
 install(TARGETS ${TILE_PACKAGE_LIBS} EXPORT tileTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS tilec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,9 +1,12 @@
 // Codegen.h - the GPU back end's entry points: laid-out tile IR -> LLVM IR
-// (NVPTX) -> PTX -> cubin (through ptxas).
+// (NVPTX) -> PTX -> cubin (through ptxas). No LLVM types: the driver
+// (driver/Pipeline.h) sequences these stages through CodeGenerator without
+// linking LLVM; tile_llvm (this folder) implements it.
 #pragma once
 
 #include "ir/IR.h"
 
+#include <memory>
 #include <string>
 
 namespace tile::backend {
@@ -22,6 +25,34 @@ struct KernelBinary {
   int numWarps = 4;
   int sharedBytes = 0;  ///< dynamic shared memory the launch must pass
 };
+
+/// One kernel on its way through LLVM; each call is one stage, so that the
+/// driver can time it, dump its text and stop after it.
+class LoweredKernel {
+public:
+  virtual ~LoweredKernel() = default;
+  /// The LLVM module as it is now (after lower: the emitter's IR).
+  virtual std::string llvmText() const = 0;
+  /// Stage "llvm-opt": LLVM's pass pipeline over the module.
+  virtual void optimize() = 0;
+  /// Stage "ptx": NVPTX code generation.
+  virtual std::string emitPTX() = 0;
+  /// Dynamic shared memory each launch must pass.
+  virtual int sharedBytes() const = 0;
+};
+
+/// The LLVM back end as code without LLVM sees it (the driver, the API).
+struct CodeGenerator {
+  /// Stage "llvm": fn has been through tile-layouts (see compileToPTX).
+  std::unique_ptr<LoweredKernel> (*lower)(const ir::Function &fn, const TargetOptions &opts);
+  /// Stage "cubin": see ptxToCubin.
+  std::string (*cubin)(const std::string &ptx, const std::string &arch);
+  /// The generator's identity, part of the disk cache key ("LLVM 19.1.7").
+  std::string (*identity)();
+};
+
+/// The NVPTX back end (defined in tile_llvm).
+const CodeGenerator &nvptxCodeGenerator();
 
 /// fn has been through the layout pass: every tensor value has a layout
 /// (values without one get gpu::defaultBlocked, and mismatches between an

@@ -435,7 +435,6 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Broadcast: return emitBroadcast(op);
   case OpKind::ExpandDims: return emitExpandDims(op);
   case OpKind::Reshape: case OpKind::Permute: case OpKind::ConvertLayout: return emitViaShared(op);
-  case OpKind::Hint: return define(op.result(), regs(op.operands[0]));   // identity; AxisInfo read it
   case OpKind::Load: return emitLoad(op);
   case OpKind::Store: return emitStore(op);
   case OpKind::Dot: return emitDot(op);
@@ -455,10 +454,12 @@ void Emitter::emitOp(ir::Op &op) {
   case OpKind::Print: return emitPrint(op);
   case OpKind::Barrier: return barrier();
   case OpKind::Assert: return emitAssert(op);
-  case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: return emitMathCall(op);
-  case OpKind::ExternElementwise: return emitExternCall(op);
   case OpKind::InlineAsm: return emitInlineAsm(op);
-  default: return emitElementwise(op);
+#include "ir/ElementwiseCases.inc"
+    if (op.kind == OpKind::Hint) return define(op.result(), regs(op.operands[0]));   // identity; AxisInfo read it
+    if (op.kind == OpKind::Erf || op.kind == OpKind::Tanh || op.kind == OpKind::Pow) return emitMathCall(op);
+    if (op.kind == OpKind::ExternElementwise) return emitExternCall(op);
+    return emitElementwise(op);
   }
 }
 

@@ -176,7 +176,10 @@ bool Emitter::reduceWithShuffles(ir::Op &op) {
   const Regs &xr = regs(x);
   auto crd = coords(dx);
   // 1. In-thread, ascending along the axis (offsets grow with the index).
-  std::map<const std::vector<size_t> *, Regs> part;
+  // Keyed by group, ordered by each group's first register (not by the
+  // groups' addresses, which made the emitted order depend on the heap).
+  auto byFirstReg = [](const std::vector<size_t> *a, const std::vector<size_t> *b) { return (*a)[0] < (*b)[0]; };
+  std::map<const std::vector<size_t> *, Regs, decltype(byFirstReg)> part(byFirstReg);
   for (const auto *g : order) {
     if (part.count(g)) continue;
     std::vector<size_t> rs = *g;

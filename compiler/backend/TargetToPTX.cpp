@@ -94,7 +94,46 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine 
   return m;
 }
 
+/// The module of one kernel and what it was built with, stage by stage.
+class NvptxKernel final : public LoweredKernel {
+public:
+  NvptxKernel(const ir::Function &fn, const TargetOptions &opts) : loc_(fn.loc) {
+    tm_ = makeTargetMachine(opts.arch, fn.loc);
+    m_ = build(ctx_, *tm_, fn, opts, &sharedBytes_);
+  }
+  std::string llvmText() const override { return print(*m_); }
+  void optimize() override { backend::optimize(*m_, *tm_); }
+  std::string emitPTX() override {
+    llvm::SmallString<0> buf;
+    llvm::raw_svector_ostream os(buf);
+    llvm::legacy::PassManager pm;
+    if (tm_->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      fail(loc_, "the nvptx target cannot emit ptx");
+    pm.run(*m_);
+    return std::string(buf.str());
+  }
+  int sharedBytes() const override { return sharedBytes_; }
+
+private:
+  Location loc_;
+  llvm::LLVMContext ctx_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+  std::unique_ptr<llvm::Module> m_;
+  int sharedBytes_ = 0;
+};
+
+std::unique_ptr<LoweredKernel> lowerKernel(const ir::Function &fn, const TargetOptions &opts) {
+  return std::make_unique<NvptxKernel>(fn, opts);
+}
+
+std::string identity() { return "LLVM " + llvmVersion(); }
+
 } // namespace
+
+const CodeGenerator &nvptxCodeGenerator() {
+  static const CodeGenerator generator{&lowerKernel, &ptxToCubin, &identity};
+  return generator;
+}
 
 std::string emitLLVM(const ir::Function &fn, const TargetOptions &opts, bool opt) {
   auto tm = makeTargetMachine(opts.arch, fn.loc);

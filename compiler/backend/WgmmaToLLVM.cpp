@@ -364,15 +364,13 @@ bool usesScratchBesides(const ir::Block &blk, const ir::Op *except) {
   for (auto &o : blk.ops) {
     if (o.get() == except) continue;
     switch (o->kind) {
+#include "ir/ElementwiseCases.inc"
     case K::Constant: case K::Arange: case K::ProgramId: case K::NumPrograms: case K::Splat: case K::Broadcast:
-    case K::ExpandDims: case K::Cast: case K::Bitcast: case K::Add: case K::Sub: case K::Mul: case K::Div:
-    case K::Rem: case K::And: case K::Or: case K::Xor: case K::Shl: case K::Shr: case K::Min: case K::Max:
-    case K::Cmp: case K::Select: case K::AddPtr: case K::Neg: case K::Not: case K::Abs: case K::Exp: case K::Exp2:
-    case K::Log: case K::Log2: case K::Sqrt: case K::Rsqrt: case K::Sin: case K::Cos: case K::Floor: case K::Ceil:
-    case K::Fma: case K::Load: case K::Store: case K::Yield: case K::Condition: case K::Hint: case K::Erf:
-    case K::Tanh: case K::Pow: case K::ExternElementwise:
+    case K::ExpandDims: case K::Load: case K::Store: case K::Yield: case K::Condition: case K::InlineAsm:
       break;
-    default:
+    case K::Reshape: case K::Permute: case K::ConvertLayout: case K::Dot: case K::Reduce: case K::Scan:
+    case K::AtomicRMW: case K::AtomicCas: case K::For: case K::While: case K::If: case K::Barrier: case K::Print:
+    case K::Assert:
       return true;
     }
   }

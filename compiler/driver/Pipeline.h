@@ -1,10 +1,25 @@
-// Pipeline.h - the compiler's named stages, in order:
-//   parse -> sema (specialize + lower to tile IR) -> optimize (passes)
-// with verification after every stage, IR dumps on request and an
-// in-memory cache of compiled specializations. Stage dumps into a directory
-// are in Dump.h; the GPU stages (layouts, LLVM IR, PTX) run in tilec.
+// Pipeline.h - the compiler's stages, in order, in one place:
+//
+//   parse         loadProgram                  .tile text -> sema::Program
+//   sema          compileKernel                one specialization -> tile IR
+//   canonicalize, combine-dot-add, constant-fold, cse, dce
+//                 compileKernel                the tile-IR passes, to a fixpoint
+//   tile-pipeline compileGpu                   loads issued num_stages - 1 ahead
+//   tile-layouts  compileGpu                   a distributed layout on every tensor
+//   llvm          compileGpu                   the emitter's LLVM IR (backend::CodeGenerator)
+//   llvm-opt      compileGpu                   LLVM's pass pipeline
+//   ptx           compileGpu                   NVPTX code generation
+//   (cubin)       tilec compile --emit cubin   ptxas over the PTX with its metadata
+//
+// Every pass (the GPU ones included) runs in a transforms::PassManager built
+// from the pass registry, so verification after each, --print-ir-after/
+// --print-ir-before, the dump directory (Dump.h) and per-stage timing hook
+// in here once. compileToPtx is the one compile-with-disk-cache sequence
+// (tilec compile and the API). KernelCache is the in-memory cache of
+// tile-IR compiles (the interpreter's).
 #pragma once
 
+#include "backend/Codegen.h"
 #include "sema/Lower.h"
 #include "transforms/PassManager.h"
 
@@ -15,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace tile::driver {
 
@@ -25,6 +41,9 @@ struct PipelineOptions {
   std::set<std::string> printAfter;   ///< pass or stage names ("sema", "cse", ...)
   std::set<std::string> printBefore;
   bool printLocations = true;
+  /// Record each stage's and pass's wall time (tilec --time-stages; also on
+  /// with TILE_TIME_STAGES=1): see takeStageTimes.
+  bool timeStages = false;
   /// Receives dumps (headed with the stage name); default stderr.
   std::function<void(std::string_view)> output;
   /// Part of the cache key: options that change the generated code.
@@ -41,6 +60,57 @@ std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &pa
 /// "after-PASS" file per pass run that changed the IR, and "ir-opt".
 std::unique_ptr<ir::Function> compileKernel(const sema::Program &prog, const ast::FunctionDef &kernel,
                                             const sema::Specialization &spec, const PipelineOptions &opts);
+
+/// The names --print-ir-after / --print-ir-before accept: "sema" and every
+/// registered pass that is a stage (tile-pipeline and tile-layouts included).
+std::vector<std::string> irStageNames();
+/// The first of names that irStageNames lacks, or "" when all are known.
+std::string unknownStageName(const std::set<std::string> &names);
+
+/// Where compileGpu stops.
+enum class GpuStage { LLVM, LLVMOpt, PTX };
+
+/// The result of the GPU stages: the text of the last stage run (LLVM IR
+/// or PTX) and what a launch needs.
+struct GpuKernel {
+  std::string name;        ///< the kernel's symbol in the PTX
+  std::string text;        ///< LLVM IR (stop at LLVM, LLVMOpt) or PTX
+  int sharedBytes = 0;     ///< dynamic shared memory each launch passes
+  int numWarps = 4;
+  bool cacheHit = false;   ///< compileToPtx: from the disk cache
+};
+
+/// Stages tile-pipeline, tile-layouts (in a PassManager: verified, printed
+/// and dumped like every pass) and the back end's llvm, llvm-opt, ptx
+/// (each dumped into the dump directory, each timed) on an optimized
+/// kernel, up to `stop`. fn is modified (it ends laid out).
+GpuKernel compileGpu(ir::Function &fn, const backend::TargetOptions &target, const PipelineOptions &opts,
+                     const backend::CodeGenerator &codegen, const std::string &specKey,
+                     GpuStage stop = GpuStage::PTX);
+
+/// One specialization from source to PTX with the disk cache (DiskCache.h):
+/// the one copy of that sequence, for tilec compile and the API. The
+/// tile-IR stages always run (cheap, and their warnings show); the disk
+/// cache is read unless dumps or IR printing are asked for, else
+/// compileGpu runs and its PTX is stored, after `accept` returned (the API
+/// loads the module there: a module the driver rejects is never cached).
+GpuKernel compileToPtx(const sema::Program &prog, const ast::FunctionDef &kernel, const sema::Specialization &spec,
+                       const PipelineOptions &opts, const backend::TargetOptions &target,
+                       const backend::CodeGenerator &codegen,
+                       const std::function<void(const GpuKernel &)> &accept = {});
+
+/// Stage timing: on when setTimeStages(true) was called or TILE_TIME_STAGES
+/// is set to a value other than "0" (read once).
+bool timeStagesEnabled();
+void setTimeStages(bool on);
+struct StageTime {
+  std::string name;   ///< stage or pass ("cse (3 runs)")
+  double ms = 0;
+};
+/// The stage times recorded on this thread since the last call, in order.
+std::vector<StageTime> takeStageTimes();
+/// "time: NAME  1.234 ms" lines and a total.
+std::string formatStageTimes(const std::vector<StageTime> &times);
 
 /// Dumps one stage of a kernel's IR into dir (Dump.h) as NNN-KERNEL-STAGE.tir,
 /// headed by a comment naming the kernel, its specialization and the stage;

@@ -84,22 +84,6 @@ using LayoutPtr = std::shared_ptr<const ir::Layout>;
 /// (128 x 256: the wide wgmma tile; the conversion reuses the operand ring).
 constexpr int64_t kMaxStoreConvertBytes = 128 * 1024;
 
-bool isElementwise(OpKind k) {
-  switch (k) {
-  case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-  case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-  case OpKind::Min: case OpKind::Max: case OpKind::Cmp: case OpKind::Select: case OpKind::AddPtr:
-  case OpKind::Neg: case OpKind::Not: case OpKind::Abs: case OpKind::Exp: case OpKind::Exp2:
-  case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
-  case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Fma: case OpKind::Cast:
-  case OpKind::Bitcast: case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow: case OpKind::Hint:
-  case OpKind::ExternElementwise:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// The m16n8 f32 accumulator fragment as a blocked layout: lane l holds
 /// rows l/4 (+8) and columns (l%4)*2 + {0,1} of each 16x8 tile; the warps
 /// split N (DotToLLVM.cpp's dotWithMma relies on exactly this layout).

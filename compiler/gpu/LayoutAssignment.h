@@ -20,7 +20,7 @@
 //     zero) gives its class (acc, result, loop-carried acc) the m16n8
 //     accumulator fragment layout, #blocked<[1, 2], [8, 4], [1, W], [1, 0]>,
 //     ahead of load/store coalescing; the final store of such an
-//     accumulator (up to 64 KiB) gets one convert after the loop;
+//     accumulator (up to 128 KiB, kMaxStoreConvertBytes) gets one convert after the loop;
 //   - dead ops are removed.
 // Afterwards the function verifies. The interpreter ignores layouts.
 #pragma once

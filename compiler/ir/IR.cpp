@@ -12,15 +12,18 @@ namespace {
 struct OpInfo {
   const char *name;
   int numRegions;
+  uint32_t traits;
 };
+using namespace trait;
 constexpr OpInfo kOpInfo[] = {
-#define TILE_OP(Kind, Name, NumRegions) {Name, NumRegions},
+#define TILE_OP(Kind, Name, NumRegions, ...) {Name, NumRegions, 0 __VA_OPT__(|) __VA_ARGS__},
 #include "ir/Ops.def"
 };
 } // namespace
 
 const char *opName(OpKind k) { return kOpInfo[static_cast<int>(k)].name; }
 int opNumRegions(OpKind k) { return kOpInfo[static_cast<int>(k)].numRegions; }
+uint32_t opTraits(OpKind k) { return kOpInfo[static_cast<int>(k)].traits; }
 
 bool parseOpName(std::string_view name, OpKind &out) {
   for (size_t i = 0; i < std::size(kOpInfo); ++i)
@@ -96,24 +99,13 @@ const std::vector<int64_t> &Op::intsAttr(const std::string &name) const {
 }
 
 bool Op::hasSideEffects() const {
-  switch (kind) {
-  case OpKind::Store:
-  case OpKind::AtomicRMW:
-  case OpKind::AtomicCas:
-  case OpKind::Print:
-  case OpKind::Assert:
-  case OpKind::Barrier:
-  case OpKind::Yield:
-  case OpKind::Condition:
+  if (hasTrait(kind, trait::SideEffects | trait::Terminator))
     return true;
-  case OpKind::InlineAsm:   // tl.inline_asm_elementwise(..., is_pure=False)
+  if (kind == OpKind::InlineAsm)   // tl.inline_asm_elementwise(..., is_pure=False)
     return !(hasAttr("pure") && boolAttr("pure"));
-  default:
-    break;
-  }
   for (const auto &r : regions)
     for (const auto &op : r->block->ops)
-      if (op->kind != OpKind::Yield && op->kind != OpKind::Condition && op->hasSideEffects())
+      if (!hasTrait(op->kind, trait::Terminator) && op->hasSideEffects())
         return true;
   // A while loop may not terminate: keep it even when its results are unused.
   return kind == OpKind::While;

@@ -22,11 +22,20 @@
 namespace tile::ir {
 
 enum class OpKind : uint8_t {
-#define TILE_OP(Kind, Name, NumRegions) Kind,
+#define TILE_OP(Kind, ...) Kind,
 #include "ir/Ops.def"
 };
 const char *opName(OpKind k);
 int opNumRegions(OpKind k);
+
+/// Op traits, declared per op in Ops.def (which says what each means).
+namespace trait {
+enum : uint32_t { Elementwise = 1, SideEffects = 2, ReadsMemory = 4, Terminator = 8, Commutative = 16 };
+}
+/// The bitwise or of k's traits.
+uint32_t opTraits(OpKind k);
+inline bool hasTrait(OpKind k, uint32_t t) { return (opTraits(k) & t) != 0; }
+inline bool isElementwise(OpKind k) { return hasTrait(k, trait::Elementwise); }
 bool parseOpName(std::string_view name, OpKind &out);
 
 /// Distributed layout of a tensor over a program's threads. Added by the GPU

@@ -72,7 +72,7 @@ private:
   }
 
   void visit(Op &op) {
-    if (!isPureOp(op) || op.kind == OpKind::Load || op.results.empty())
+    if (!isPureOp(op) || ir::hasTrait(op.kind, ir::trait::ReadsMemory) || op.results.empty())
       return;
     std::string key = opKey(op);
     if (Op *prev = lookup(key)) {

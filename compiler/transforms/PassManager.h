@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -21,15 +22,45 @@ struct Pass {
   std::function<bool(ir::Function &)> run;
 };
 
-/// "constant-fold", "canonicalize", "cse", "dce"; null for other names.
+/// What target-dependent passes are built for: the launch's options in the
+/// driver, --arch / --num-warps / --num-stages in tile-opt. arch "" means no
+/// particular GPU (no wgmma; tile-pipeline then uses distance 1 everywhere).
+struct PassTarget {
+  std::string arch;
+  int numWarps = 4;
+  int numStages = 3;
+};
+
+/// A pass as the registry knows it: its name, a one-line summary (tile-opt
+/// --help) and how to build it for a target. Test passes (tile-opt only,
+/// e.g. test-print-axis-info) are not stages of the pipeline.
+struct PassInfo {
+  std::string name;
+  std::string summary;
+  std::function<Pass(const PassTarget &)> create;
+  bool test = false;
+};
+
+/// Adds a pass to the registry (the GPU passes: gpu::registerPasses). Thread safe.
+void registerPass(PassInfo info);
+/// Every registered pass, in registration order: canonicalize, combine-dot-add,
+/// constant-fold, cse, dce, then what gpu::registerPasses adds (tile-pipeline,
+/// tile-layouts, test-print-axis-info). A copy, so it may be read while
+/// another thread registers.
+std::vector<PassInfo> registeredPasses();
+/// The named pass built for target; nullopt for an unknown name.
+std::optional<Pass> createPass(std::string_view name, const PassTarget &target = {});
+/// "canonicalize, combine-dot-add, ...": the registered names (test passes
+/// only with includeTests), for error messages.
+std::string passNames(bool includeTests = false);
+/// A target-independent registered pass ("cse", ...); null for other names.
 const Pass *lookupPass(std::string_view name);
-/// Every registered pass, in registry order.
-const std::vector<Pass> &allPasses();
 
 class PassManager {
 public:
   // ---- options
   bool verifyEach = true;               ///< verify input and after every pass
+  bool verifyInput = true;              ///< with verifyEach: also the input (off when it was just verified)
   bool printAfterAll = false;
   std::set<std::string> printAfter;     ///< pass names
   std::set<std::string> printBefore;    ///< pass names
@@ -49,8 +80,10 @@ public:
   /// `maxIterations` rounds have run.
   void addFixpoint(std::vector<Pass> passes, int maxIterations);
 
-  /// Runs every pass on fn. Throws CompileError when the input or a pass's
-  /// output fails verification (the message names the pass).
+  /// Runs every pass on fn. Throws CompileError when the input fails
+  /// verification, and one that says "internal compiler error", names the
+  /// pass and the op and points to the IR (written to a file in the temp
+  /// directory) when a pass's output does.
   /// Returns true when some pass changed fn.
   bool run(ir::Function &fn);
   bool run(ir::Module &m);
@@ -58,25 +91,33 @@ public:
   /// "pass-name: 1.234 ms (n runs)" lines, in first-run order.
   std::string timingReport() const;
 
-private:
-  struct Group {
-    std::vector<Pass> passes;
-    int maxIterations = 1;
-  };
+  /// Per-pass wall time (with `timing`), in first-run order.
   struct Timing {
     std::string name;
     double seconds = 0;
     int runs = 0;
   };
+  const std::vector<Timing> &timings() const { return timings_; }
+
+private:
+  struct Group {
+    std::vector<Pass> passes;
+    int maxIterations = 1;
+  };
   std::vector<Group> groups_;
   std::vector<Timing> timings_;
 
   bool runPass(const Pass &pass, ir::Function &fn);
+  void verifyAfter(const std::string &pass, const ir::Function &fn);
   void dump(const char *when, const std::string &pass, const ir::Function &fn);
   void record(const std::string &name, double seconds);
 };
 
-/// canonicalize, constant-fold, cse, dce, to a fixpoint (at most 8 rounds).
+/// The one header of every IR dump: "// -----// IR Dump After NAME //----- //\n"
+/// (when: "After" or "Before"; MLIR's form).
+std::string irDumpHeader(const char *when, std::string_view stage);
+
+/// canonicalize, combine-dot-add, constant-fold, cse, dce, to a fixpoint (at most 8 rounds).
 void addDefaultPipeline(PassManager &pm);
 
 } // namespace tile::transforms

@@ -119,7 +119,7 @@ void setElementBits(Slot &s, ElemType e, int64_t k, uint64_t bits);
 
 // ---- evaluators (one per op kind, generated from Ops.def) -----------------
 
-#define TILE_OP(Kind, Name, NumRegions) void eval##Kind(Machine &m, ExecOp &e);
+#define TILE_OP(Kind, ...) void eval##Kind(Machine &m, ExecOp &e);
 #include "ir/Ops.def"
 
 /// Builds the execution plan of m.fn into m.entry, m.slots and m.info.

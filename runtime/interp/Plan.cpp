@@ -14,7 +14,7 @@ namespace tile::interp::detail {
 namespace {
 
 constexpr EvalFn kEval[] = {
-#define TILE_OP(Kind, Name, NumRegions) &eval##Kind,
+#define TILE_OP(Kind, ...) &eval##Kind,
 #include "ir/Ops.def"
 };
 

@@ -2,27 +2,29 @@
 //
 //   tile-opt FILE.tir [--pass=a,b,c] [--print-ir-after-all]
 //            [--print-ir-after=a,b] [--print-ir-before=a,b] [--no-verify]
-//            [--no-locations] [--split-input-file] [--timing] [--num-warps=N]
+//            [--no-locations] [--split-input-file] [--timing]
+//            [--arch=sm_90a] [--num-warps=N] [--num-stages=N]
 //
-// Besides the registry's passes: tile-layouts (the GPU layout assignment,
-// for --num-warps warps, default 4), tile-pipeline (load pipelining for 3
-// stages) and test-print-axis-info (prints the axis info of every op result
-// to stdout).
+// The passes are the registry's (transforms/PassManager.h), GPU ones
+// included (gpu/Passes.h: tile-pipeline, tile-layouts, built for --arch,
+// --num-warps and --num-stages; the default arch "" means no particular
+// GPU, as the layout tests expect), and test-print-axis-info (prints the
+// axis info of every op result to stdout). `--help` lists them.
 //
 // Without --pass the default pipeline runs. --pass= (empty) runs nothing:
 // parse, verify and print. With --split-input-file the input is cut at lines
 // `// -----`, each chunk is handled on its own (keeping its line numbers)
 // and the outputs are joined with `// -----`. Errors go to stderr as
-// diagnostics; the exit status is 1 when any chunk failed.
-#include "gpu/AxisInfo.h"
-#include "gpu/LayoutAssignment.h"
+// diagnostics; the exit status is 1 when any chunk failed, 2 on a usage
+// error (an unknown option or pass).
 #include "gpu/Layouts.h"
-#include "gpu/Pipeline.h"
+#include "gpu/Passes.h"
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "transforms/PassManager.h"
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -45,69 +47,68 @@ struct Options {
   bool locations = true;
   bool split = false;
   bool timing = false;
-  int numWarps = 4;   ///< for tile-layouts
+  transforms::PassTarget target; ///< for the GPU passes
 };
 
-std::vector<std::string> splitCommas(std::string_view s) {
-  std::vector<std::string> out;
-  while (!s.empty()) {
-    size_t comma = s.find(',');
-    std::string_view item = s.substr(0, comma);
-    if (!item.empty())
-      out.emplace_back(item);
-    if (comma == std::string_view::npos)
-      break;
-    s.remove_prefix(comma + 1);
-  }
+std::string passList() {
+  std::string out;
+  for (const transforms::PassInfo &p : transforms::registeredPasses())
+    out += fmt::format("  {:<22} {}\n", p.name, p.summary);
   return out;
 }
 
-[[noreturn]] void usage(const std::string &msg) {
-  std::fprintf(stderr, "tile-opt: %s\nusage: tile-opt FILE.tir [--pass=a,b,c] [--print-ir-after-all] "
-                       "[--print-ir-after=a,b] [--print-ir-before=a,b] [--no-verify] [--no-locations] "
-                       "[--split-input-file] [--timing]\n",
-               msg.c_str());
-  std::exit(2);
-}
-
+/// Parses the command line; exits 0 after --help, 2 on a usage error.
 Options parseArgs(int argc, char **argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view a = argv[i];
-    auto value = [&](std::string_view flag) { return a.substr(flag.size()); };
-    if (a.rfind("--pass=", 0) == 0) {
-      o.passesGiven = true;
-      o.passes = splitCommas(value("--pass="));
-    } else if (a == "--print-ir-after-all") {
-      o.printAfterAll = true;
-    } else if (a.rfind("--print-ir-after=", 0) == 0) {
-      o.printAfter = splitCommas(value("--print-ir-after="));
-    } else if (a.rfind("--print-ir-before=", 0) == 0) {
-      o.printBefore = splitCommas(value("--print-ir-before="));
-    } else if (a == "--no-verify") {
-      o.verify = false;
-    } else if (a == "--no-locations") {
-      o.locations = false;
-    } else if (a == "--split-input-file") {
-      o.split = true;
-    } else if (a.rfind("--num-warps=", 0) == 0) {
-      o.numWarps = std::atoi(std::string(value("--num-warps=")).c_str());
-      if (o.numWarps < 1 || o.numWarps > 32 || (o.numWarps & (o.numWarps - 1)))
-        usage("--num-warps must be a power of two from 1 to 32");
-    } else if (a == "--timing") {
-      o.timing = true;
-    } else if (a == "-h" || a == "--help") {
-      usage("IR optimizer");
-    } else if (a.rfind("-", 0) == 0 && a != "-") {
-      usage(fmt::format("unknown option '{}'", a));
-    } else if (o.file.empty()) {
-      o.file = std::string(a);
-    } else {
-      usage("more than one input file");
-    }
+  CLI::App app{"tile-opt: reads tile IR text, verifies it, runs passes, prints the result", "tile-opt"};
+  app.footer("Passes (--pass, --print-ir-after, --print-ir-before):\n" + passList() +
+             "Without --pass the default pipeline runs; --pass= (empty) only parses, verifies and prints.");
+  bool noVerify = false, noLocations = false;
+  std::string passes;
+  app.add_option("file", o.file, "IR text file ('-' for stdin)")->required();
+  CLI::Option *passOpt = app.add_option("--pass", passes, "passes to run, in order (comma separated)");
+  app.add_flag("--print-ir-after-all", o.printAfterAll, "dump the IR after every pass, on stderr");
+  app.add_option("--print-ir-after", o.printAfter, "dump the IR after the named passes")->delimiter(',');
+  app.add_option("--print-ir-before", o.printBefore, "dump the IR before the named passes")->delimiter(',');
+  app.add_flag("--no-verify", noVerify, "do not verify the input and the IR after each pass");
+  app.add_flag("--no-locations", noLocations, "omit loc(...) in the output");
+  app.add_flag("--split-input-file", o.split, "handle each `// -----` chunk on its own");
+  app.add_flag("--timing", o.timing, "per-pass wall time on stderr");
+  app.add_option("--arch", o.target.arch, "GPU passes: target architecture (default none: no wgmma)");
+  app.add_option("--num-warps", o.target.numWarps, "GPU passes: warps per program (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
+  app.add_option("--num-stages", o.target.numStages, "tile-pipeline: software pipelining depth (default 3)")
+      ->check(CLI::Range(1, 8));
+  // `--pass=` (nothing: parse, verify, print) is an empty value, which
+  // CLI11 would count as missing.
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i)
+    args.push_back(std::string_view(argv[i]) == "--pass=" ? "--pass=," : argv[i]);
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError &e) {
+    int rc = app.exit(e);
+    std::exit(rc == 0 ? 0 : 2);
   }
-  if (o.file.empty())
-    usage("no input file");
+  o.verify = !noVerify;
+  o.locations = !noLocations;
+  o.passesGiven = passOpt->count() > 0;
+  std::string_view rest = passes;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    if (std::string_view item = rest.substr(0, comma); !item.empty())
+      o.passes.emplace_back(item);
+    if (comma == std::string_view::npos)
+      break;
+    rest.remove_prefix(comma + 1);
+  }
+  for (const auto *names : {&o.passes, &o.printAfter, &o.printBefore})
+    for (const std::string &name : *names)
+      if (!transforms::createPass(name, o.target)) {
+        std::fprintf(stderr, "tile-opt: unknown pass '%s' (passes: %s)\n", name.c_str(),
+                     transforms::passNames(true).c_str());
+        std::exit(2);
+      }
   return o;
 }
 
@@ -161,25 +162,8 @@ transforms::PassManager makePassManager(const Options &o) {
     transforms::addDefaultPipeline(pm);
     return pm;
   }
-  for (const std::string &name : o.passes) {
-    if (name == "tile-layouts") {
-      pm.add(gpu::layoutPass(o.numWarps));
-      continue;
-    }
-    if (name == "tile-pipeline") {
-      pm.add(gpu::pipelinePass(3));
-      continue;
-    }
-    if (name == "test-print-axis-info") {
-      pm.add({name, [](ir::Function &fn) {
-                std::fputs(gpu::printAxisInfo(fn).c_str(), stdout);
-                return false;
-              }});
-      continue;
-    }
-    if (!pm.add(name))
-      usage(fmt::format("unknown pass '{}'", name));
-  }
+  for (const std::string &name : o.passes)
+    pm.add(*transforms::createPass(name, o.target));
   return pm;
 }
 
@@ -207,6 +191,7 @@ bool processChunk(const Options &o, const std::string &text, std::string &out) {
 
 int main(int argc, char **argv) {
   gpu::registerLayoutParser();
+  gpu::registerPasses();
   Options o = parseArgs(argc, argv);
   std::string text;
   try {

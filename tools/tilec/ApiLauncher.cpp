@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -225,9 +226,27 @@ void ApiLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
   ++launches_;
 }
 
+namespace {
+
+/// TILE_RECORD_LAUNCHES=FILE (a test aid, tests/ptx_snapshot.py): appends
+/// one line per interpreter launch, "SOURCE|KERNEL|SPECIALIZATION|WARPS|STAGES",
+/// so a script can compile every launched specialization to PTX.
+void recordLaunch(const host::LaunchRequest &req, const CompiledInfo &info) {
+  const char *path = std::getenv("TILE_RECORD_LAUNCHES");
+  if (!path || !*path) return;
+  if (FILE *f = std::fopen(path, "a")) {
+    fmt::print(f, "{}|{}|{}|{}|{}\n", SourceManager::global().path(req.kernel->loc.file), req.kernel->name,
+               info.signature, info.numWarps, info.numStages);
+    std::fclose(f);
+  }
+}
+
+} // namespace
+
 void ApiLauncher::launchOnInterpreter(const sema::Program &prog, const host::LaunchRequest &req) {
   Kernel k = programFor(prog, ctx_, programs_).kernel(req.kernel->name);
   ApiArgs args = hostArgs(req, ctx_);
+  if (std::getenv("TILE_RECORD_LAUNCHES")) recordLaunch(req, k.compile(args.positional, args.keywords, launchOptions(req)));
   if (opts_.benchRepeats <= 0) return launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
   // tilec bench on the interpreter: one wall-clock timing of the
   // interpretation, the compile done before it.

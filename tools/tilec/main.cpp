@@ -5,6 +5,7 @@
 //   tilec bench FILE [--reps N] [-D NAME=VALUE]...
 //   tilec compile FILE --kernel NAME --signature '*fp32:16,i32' [-D N=V]
 //         --emit tokens|ast|ir|ir-opt|llvm-noopt|llvm-opt|llvm|ptx|cubin [--arch sm_90a] [--num-warps 4]
+//         [--print-ir-after=STAGE,...] [--time-stages]
 //   tilec check FILE
 //   tilec cache list|clear|size [--dir DIR]
 //   tilec help [COMMAND]
@@ -14,7 +15,6 @@
 #include "backend/Codegen.h"
 #include "backend/LLVMInfo.h"
 #include "Bench.h"
-#include "backend/GpuCompile.h"
 #include "ApiLauncher.h"
 #include "AotWrite.h"
 #include "cuda/Cuda.h"
@@ -181,38 +181,6 @@ std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
   return out;
 }
 
-/// The disk cache's key for `tilec compile --emit ptx|cubin` (as the GPU
-/// launcher's, so both share entries).
-driver::CacheKey compileCacheKey(const sema::Program &prog, const ast::FunctionDef &k, const sema::Specialization &spec,
-                                 const driver::PipelineOptions &o, const backend::TargetOptions &topts) {
-  return driver::kernelCacheKey(prog, k, spec, o, topts.numWarps, topts.numStages, topts.arch,
-                                "LLVM " + backend::llvmVersion());
-}
-
-/// The kernel (PTX, entry, shared bytes) from the disk cache, when the
-/// stage asked for is PTX or a cubin and nothing wants the intermediate
-/// stages (dumps, --print-ir-*). Consulted after the tile-IR passes (cheap,
-/// and their warnings still show), before the GPU passes and LLVM.
-std::optional<backend::KernelBinary> cachedPtx(const sema::Program &prog, const ast::FunctionDef &k,
-                                     const sema::Specialization &spec, const driver::PipelineOptions &o,
-                                     const std::string &emit, const backend::TargetOptions &topts) {
-  const driver::DiskCache *disk = driver::processDiskCache();
-  if (!disk || (emit != "ptx" && emit != "cubin") || !driver::dumpDir().empty() || o.printAfterAll ||
-      !o.printAfter.empty() || !o.printBefore.empty())
-    return std::nullopt;
-  std::optional<driver::CachedKernel> hit = disk->load(compileCacheKey(prog, k, spec, o, topts));
-  if (!hit) return std::nullopt;
-  return backend::KernelBinary{hit->name, "", std::move(hit->ptx), hit->numWarps, hit->sharedBytes};
-}
-
-void storePtx(const sema::Program &prog, const ast::FunctionDef &k, const sema::Specialization &spec,
-              const driver::PipelineOptions &o, const backend::TargetOptions &topts, const backend::KernelBinary &kb) {
-  const driver::DiskCache *disk = driver::processDiskCache();
-  if (!disk) return;
-  driver::CacheKey key = compileCacheKey(prog, k, spec, o, topts);
-  disk->store(key, driver::CachedKernel{kb.name, kb.ptx, kb.sharedBytes, kb.numWarps, key.describe()});
-}
-
 int cmdCompile(const std::string &file, const std::string &kernelName, const std::string &signature,
                const std::vector<std::string> &defines, const std::string &emit, const std::string &output,
                const driver::PipelineOptions &popts, const backend::TargetOptions &topts) {
@@ -247,27 +215,26 @@ int cmdCompile(const std::string &file, const std::string &kernelName, const std
       sema::BoundLaunch bound = sema::bindLaunch(prog, *k, parseSignature(signature), kws, k->loc);
       driver::PipelineOptions o = popts;
       o.optimize = emit != "ir";
-      auto fn = driver::compileKernel(prog, *k, bound.spec, o);
-      if (std::optional<backend::KernelBinary> hit = cachedPtx(prog, *k, bound.spec, o, emit, topts)) {
-        text = tools::aotOutput(kernelName, *hit, bound.spec, topts, emit == "cubin");
-      } else if (emit == "ir" || emit == "ir-opt") {
-        ir::PrintOptions po;
-        po.locations = popts.printLocations;
-        text = ir::print(*fn, po) + "\n";
+      if (emit == "ptx" || emit == "cubin") {
+        driver::GpuKernel gk = driver::compileToPtx(prog, *k, bound.spec, o, topts, backend::nvptxCodeGenerator());
+        backend::KernelBinary kb{gk.name, "", std::move(gk.text), gk.numWarps, gk.sharedBytes};
+        text = tools::aotOutput(kernelName, kb, bound.spec, topts, emit == "cubin"); // with its metadata
+        if (std::string dir = driver::dumpDir(); !dir.empty() && emit == "cubin")
+          driver::writeDump(dir, kb.name, "cubin", "cubin", text);
       } else {
-        backend::runGpuPasses(*fn, topts, popts, bound.spec.key());
-        if (emit == "llvm" || emit == "llvm-opt" || emit == "llvm-noopt") {
-          text = backend::emitLLVMWithDumps(*fn, topts, emit != "llvm-noopt");
+        auto fn = driver::compileKernel(prog, *k, bound.spec, o);
+        if (emit == "ir" || emit == "ir-opt") {
+          ir::PrintOptions po;
+          po.locations = popts.printLocations;
+          text = ir::print(*fn, po) + "\n";
         } else {
-          backend::KernelBinary kb = backend::compilePTXWithDumps(*fn, topts);
-          storePtx(prog, *k, bound.spec, o, topts, kb);
-          text = tools::aotOutput(kernelName, kb, bound.spec, topts, emit == "cubin"); // with its metadata
-          if (std::string dir = driver::dumpDir(); !dir.empty() && emit == "cubin")
-            driver::writeDump(dir, fn->name, "cubin", "cubin", text);
+          driver::GpuStage stop = emit == "llvm-noopt" ? driver::GpuStage::LLVM : driver::GpuStage::LLVMOpt;
+          text = driver::compileGpu(*fn, topts, o, backend::nvptxCodeGenerator(), bound.spec.key(), stop).text;
         }
       }
     }
   }
+  if (driver::timeStagesEnabled()) std::fputs(driver::formatStageTimes(driver::takeStageTimes()).c_str(), stderr);
   if (output.empty() || output == "-") {
     std::fputs(text.c_str(), stdout);
     return 0;
@@ -425,6 +392,9 @@ int main(int argc, char **argv) {
       ->delimiter(',');
   compile->add_option("--print-ir-before", printBefore, "dump the IR before the named passes")->delimiter(',');
   compile->add_flag("--no-locations", noLoc, "omit loc(...) in IR dumps");
+  bool timeStages = false;
+  compile->add_flag("--time-stages", timeStages,
+                    "print each stage's and each pass's wall time on stderr (TILE_TIME_STAGES=1 does it anywhere)");
   addDumpDir(compile);
 
   CLI::App *check = app.add_subcommand("check", "parse and check a file; list its kernels with their parameters");
@@ -476,6 +446,15 @@ int main(int argc, char **argv) {
     popts.printAfter.insert(printAfter.begin(), printAfter.end());
     popts.printBefore.insert(printBefore.begin(), printBefore.end());
     popts.printLocations = !noLoc;
+    for (const auto *names : {&popts.printAfter, &popts.printBefore})
+      if (std::string bad = driver::unknownStageName(*names); !bad.empty()) {
+        std::string known;
+        for (const std::string &n : driver::irStageNames()) known += (known.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "tilec: --print-ir-%s: unknown stage '%s' (stages: %s)\n",
+                     names == &popts.printAfter ? "after" : "before", bad.c_str(), known.c_str());
+        return 2;
+      }
+    if (timeStages) driver::setTimeStages(true);
     if (*run) return cmdRun(file, defines, ro);
     if (*bench) {
       if (ro.benchRepeats <= 0) ro.benchRepeats = 50;

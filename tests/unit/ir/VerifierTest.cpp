@@ -144,3 +144,27 @@ TEST_CASE("verifier: tensor parameters are rejected") {
   fn.entry().addArg(Type::tensor(ElemType::of(Scalar::F32), {4}));
   CHECK_THROWS_WITH_AS(verify(fn), doctest::Contains("parameter of @f has tensor type"), CompileError);
 }
+
+TEST_CASE("op traits come from Ops.def") {
+  using ir::OpKind;
+  namespace tr = ir::trait;
+  CHECK(ir::isElementwise(OpKind::Add));
+  CHECK(ir::isElementwise(OpKind::Erf));
+  CHECK(ir::isElementwise(OpKind::Select));
+  CHECK_FALSE(ir::isElementwise(OpKind::Load));
+  CHECK_FALSE(ir::isElementwise(OpKind::Dot));
+  CHECK_FALSE(ir::isElementwise(OpKind::Reduce));
+  CHECK(ir::hasTrait(OpKind::Add, tr::Commutative));
+  CHECK_FALSE(ir::hasTrait(OpKind::Sub, tr::Commutative));
+  CHECK(ir::hasTrait(OpKind::Store, tr::SideEffects));
+  CHECK(ir::hasTrait(OpKind::Barrier, tr::SideEffects));
+  CHECK_FALSE(ir::hasTrait(OpKind::Load, tr::SideEffects));
+  CHECK(ir::hasTrait(OpKind::Load, tr::ReadsMemory));
+  CHECK(ir::hasTrait(OpKind::Yield, tr::Terminator));
+  CHECK(ir::hasTrait(OpKind::Condition, tr::Terminator));
+  CHECK_FALSE(ir::hasTrait(OpKind::For, tr::Terminator));
+  // every elementwise op has no regions; the names still line up
+  for (int k = 0; k <= static_cast<int>(OpKind::Assert); ++k)
+    if (ir::isElementwise(OpKind(k))) CHECK(ir::opNumRegions(OpKind(k)) == 0);
+  CHECK(std::string(ir::opName(OpKind::Erf)) == "erf");
+}
