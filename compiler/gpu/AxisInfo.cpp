@@ -146,20 +146,6 @@ std::optional<int64_t> foldBinary(OpKind k, int64_t a, int64_t b, Scalar s) {
   return wrapToIntType(r, s);
 }
 
-bool isElementwise(OpKind k) {
-  switch (k) {
-  case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Rem:
-  case OpKind::And: case OpKind::Or: case OpKind::Xor: case OpKind::Shl: case OpKind::Shr:
-  case OpKind::Min: case OpKind::Max: case OpKind::Cmp: case OpKind::Select: case OpKind::AddPtr:
-  case OpKind::Neg: case OpKind::Not: case OpKind::Abs: case OpKind::Exp: case OpKind::Exp2:
-  case OpKind::Log: case OpKind::Log2: case OpKind::Sqrt: case OpKind::Rsqrt: case OpKind::Sin:
-  case OpKind::Cos: case OpKind::Floor: case OpKind::Ceil: case OpKind::Fma: case OpKind::Cast:
-  case OpKind::Bitcast: case OpKind::Erf: case OpKind::Tanh: case OpKind::Pow:
-    return true;
-  default:
-    return false;
-  }
-}
 
 class Analysis {
 public:
@@ -633,7 +619,7 @@ private:
     case OpKind::Load: return load(op);
     default: break;
     }
-    if (!isElementwise(op.kind))
+    if (!ir::isElementwise(op.kind))
       return unknown(dims(r));
     if (!intLike(r))
       return elementwise(op);
