@@ -217,6 +217,12 @@ private:
       for (ir::Value *v : op.operands) unite(v, op.result());
       for (auto &r : op.results) unite(r.get(), op.result());
       return;
+    case OpKind::AtomicRMW:   // pointers, values, masks and old values in one layout (the verifier's rule)
+    case OpKind::AtomicCas:
+    case OpKind::Scan:        // every operand and result in one layout
+      for (ir::Value *v : op.operands) unite(v, op.operands[0]);
+      for (auto &r : op.results) unite(r.get(), op.operands[0]);
+      return;
     case OpKind::Dot:
       return unite(op.operands[2], op.result());
     case OpKind::For: {
