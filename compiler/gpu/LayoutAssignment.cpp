@@ -206,7 +206,9 @@ private:
         // its own layout (insertConversions). Else attention's q load, whose
         // row offsets the causal mask of q @ k shares, took the MMA
         // accumulator's fragment layout instead of its coalesced one.
-        if (!cheap(first, 0) && cheap(op.operands[i], 0))
+        // Pointer arithmetic keeps its offsets in its class (the seed
+        // matmul's cp.async addresses stay computed once, in one layout).
+        if (op.kind != OpKind::AddPtr && !cheap(first, 0) && cheap(op.operands[i], 0))
           continue;
         unite(op.operands[i], first);
       }
