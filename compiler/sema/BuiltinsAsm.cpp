@@ -20,13 +20,7 @@ const std::string &constStr(const CallArgs &a, size_t i, const char *what) {
 
 std::vector<Val> listArg(Lowerer &L, const CallArgs &a, size_t i) {
   const Val &v = a[i];
-  if (v.kind == Val::Kind::Tuple) return v.elts;
-  if (v.isConst())
-    if (auto *t = std::get_if<ConstTuple>(&v.c.v)) {
-      std::vector<Val> out;
-      for (const ConstValue &c : *t) out.push_back(Val::constant(c));
-      return out;
-    }
+  if (auto elts = tupleElements(v)) return *elts;
   if (v.isIR()) return {v};
   fail(a.locs[i], fmt::format("args of inline_asm_elementwise must be a list of tensors, got {}", L.typeName(v)));
 }

@@ -33,13 +33,7 @@ const Val &offsetOf(const Val &p, int i) { return p.elts[offsetIndex(p, i)]; }
 /// here: shapes, strides and offsets are tuples).
 std::vector<Val> tupleArg(Lowerer &L, const CallArgs &a, size_t i, const char *what) {
   const Val &v = a[i];
-  if (v.kind == Val::Kind::Tuple) return v.elts;
-  if (v.isConst())
-    if (auto *t = std::get_if<ConstTuple>(&v.c.v)) {
-      std::vector<Val> out;
-      for (const ConstValue &c : *t) out.push_back(Val::constant(c));
-      return out;
-    }
+  if (auto elts = tupleElements(v)) return *elts;
   fail(a.locs[i], fmt::format("{} of {} must be a tuple, got {}", what, a.fnName, L.typeName(v)));
 }
 

@@ -16,13 +16,7 @@ namespace {
 /// The elements of a tuple or list argument (runtime or constexpr tuple).
 std::vector<Val> tupleArg(Lowerer &L, const CallArgs &a, size_t i, const char *what) {
   const Val &v = a[i];
-  if (v.kind == Val::Kind::Tuple) return v.elts;
-  if (v.isConst())
-    if (auto *t = std::get_if<ConstTuple>(&v.c.v)) {
-      std::vector<Val> out;
-      for (const ConstValue &c : *t) out.push_back(Val::constant(c));
-      return out;
-    }
+  if (auto elts = tupleElements(v)) return *elts;
   fail(a.locs[i], fmt::format("{} of {} must be a tuple or list, got {}", what, a.fnName, L.typeName(v)));
 }
 

@@ -43,6 +43,19 @@ struct Val {
   bool isTensor() const { return kind == Kind::IR && v->type.isTensor(); }
 };
 
+/// The elements of a tuple value, runtime or constexpr; none for anything
+/// else (each builtin says what else it accepts, and the error).
+inline std::optional<std::vector<Val>> tupleElements(const Val &v) {
+  if (v.kind == Val::Kind::Tuple) return v.elts;
+  if (v.isConst())
+    if (auto *t = std::get_if<ConstTuple>(&v.c.v)) {
+      std::vector<Val> out;
+      for (const ConstValue &c : *t) out.push_back(Val::constant(c));
+      return out;
+    }
+  return std::nullopt;
+}
+
 /// Arguments of a builtin call after matching against its parameter list.
 struct CallArgs {
   Location loc;                         ///< the call
