@@ -222,6 +222,9 @@ public:
   /// dot as Hopper warpgroup MMAs (wgmma.mma_async); false: not admitted
   /// by gpu::dotRunsOnWgmma or its accumulator not in wgmmaAccLayout.
   bool dotWithWgmma(ir::Op &op);
+  /// wgmma's register A fragments (4 b32 each) of an f16/bf16 `a` in the
+  /// accumulator's fragment layout, per m64 block and k16 step.
+  std::vector<std::vector<std::vector<llvm::Value *>>> registerFragsA(ir::Value *a, int64_t blocks, int64_t steps);
   /// True when carried value i of the for `loop` is the accumulator of a
   /// wgmma dot directly in its body that only that dot reads and whose
   /// result only the yield takes: the dot then leaves its MMAs in flight

@@ -67,19 +67,32 @@ int64_t log2i(int64_t v) {
 struct Geometry {
   int64_t M, N, K, esize;
   bool transposed;
+  /// f16/bf16 A in the accumulator's fragment layout (wgmma's register
+  /// operand layout): read from registers, nothing staged
+  bool aRegs = false;
+  /// f16/bf16 B whose registers run along K (kᵀ read through strides):
+  /// staged K-major (N rows of K, as A), imm-trans-b 0
+  bool bKMajor = false;
   static constexpr int64_t rowBytes = 128;
   /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
   /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
   static constexpr int64_t bPadWords = 8;
-  static Geometry of(const ir::Op &dot) {
-    const ir::Type &a = dot.operands[0]->type;
+  static Geometry of(const ir::Op &dot, int numWarps) {
+    const ir::Type &a = dot.operands[0]->type, &bt = dot.operands[1]->type;
     bool tf32 = a.elem.scalar == Scalar::F32;
-    return Geometry{a.shape[0], dot.operands[1]->type.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
+    Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
+    if (tf32) return g;
+    g.aRegs = a.layout && a.layout->equals(*gpu::wgmmaAccLayout(numWarps, false));
+    auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
+    g.bKMajor = bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1;
+    return g;
   }
   int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
   int64_t bRowBytes() const { return (N + bPadWords) * esize; }   ///< transposed only
-  int64_t bytes() const { return offB() + (transposed ? K * bRowBytes() : K * N * esize); }   ///< a then b
-  int64_t offB() const { return M * aK() * esize; }
+  int64_t bytes() const {   ///< a then b
+    return offB() + (transposed ? K * bRowBytes() : bKMajor ? N * aK() * esize : K * N * esize);
+  }
+  int64_t offB() const { return aRegs ? 0 : M * aK() * esize; }
   int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32
 };
 
@@ -118,6 +131,7 @@ struct Tiles {
     llvm::IRBuilder<> &b = e.b;
     if (g.transposed)   // row-major, padded rows
       return b.CreateAdd(b.CreateMul(k, i32(g.bRowBytes())), b.CreateMul(n, i32(g.esize)));
+    if (g.bKMajor) return kMajor(n, k, g.N);
     llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(g.N / 64)), b.CreateLShr(n, i32(6)));
     llvm::Value *k8 = b.CreateAnd(k, i32(7));
     llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
@@ -126,15 +140,12 @@ struct Tiles {
   }
 };
 
-/// Bytes of one operand buffer (a then b) of a wgmma dot.
-int64_t operandBytes(const ir::Op &dot) { return Geometry::of(dot).bytes(); }
-
 } // namespace
 
 bool Emitter::dotWithWgmma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int W = opts.numWarps;
-  const Geometry geo = Geometry::of(op);
+  const Geometry geo = Geometry::of(op, W);
   if (!gpu::dotRunsOnWgmma(op, W, opts.arch) || !res->type.layout ||
       !res->type.layout->equals(*gpu::wgmmaAccLayout(W, geo.transposed)))
     return false;
@@ -175,11 +186,12 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // 16-byte chunk (they start at a multiple of their length). tf32 operands
   // are truncated here (toTf32), as the tensor cores read the cp.async
   // path's f32 bits.
-  auto stage = [&](ir::Value *v, int64_t off, const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
+  auto stage = [&](ir::Value *v, int64_t off, int along,
+                   const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
     Dist d = dist(v->type);
     auto crd = coords(d);
     const Regs &r = regs(v);
-    size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true);
+    size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true, along);
     llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
     auto value = [&](size_t i) { return tf32 ? toTf32(r[i]) : r[i]; };
     llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
@@ -198,8 +210,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
                  {b.getInt32(uint32_t(asyncDepth.at(&op) - 1))});
   } else {
-    stage(a, 0, offsetA);
-    stage(bv, offB, offsetB);
+    if (!geo.aRegs) stage(a, 0, 1, offsetA);
+    stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
   }
   // in flight: the previous iteration's MMAs may still run; this
   // iteration's chain onto the same accumulator registers (wgmma orders
@@ -247,6 +259,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   };
   auto descB = [&](int64_t ks) {
     if (geo.transposed) return desc(b.CreateAdd(addr, i32(kMajorOff(ks, M))), 16, 8 * S);   // a, K-major
+    if (geo.bKMajor) return desc(b.CreateAdd(addr, i32(offB + kMajorOff(ks, N))), 16, 8 * S);
     return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024);
   };
   // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
@@ -299,14 +312,20 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   for (int64_t i = 0; i < perBlock; ++i) outs += i ? ",=f" : "=f";
   std::vector<llvm::Type *> fl(size_t(perBlock), b.getFloatTy());
   llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
-  // tf32: A from registers (4 b32), B (a) K-major, no transpose immediates
+  // tf32: A from registers (4 b32), B (a) K-major, no transpose immediates;
+  // f16/bf16: A from registers (aRegs) or a descriptor, B N-major
+  // (imm-trans-b 1) or K-major
   int64_t p0 = 2 * perBlock;
+  bool regA = tf32 || geo.aRegs;
+  int transB = geo.bKMajor ? 0 : 1;
   std::string mmaText =
       tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, 1, 1, 1;",
                          mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4)
-           : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, 1;", mmaN, ty,
-                         ty, regList, p0, p0 + 1);
-  std::string mmaConstraints = outs + tied + (tf32 ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
+      : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, 1, 1, 1, {};",
+                           mmaN, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, transB)
+             : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, {};", mmaN, ty,
+                           ty, regList, p0, p0 + 1, transB);
+  std::string mmaConstraints = outs + tied + (regA ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
   auto unpack = [&](llvm::Value *s) {
     Regs out;
     for (int64_t i = 0; i < perBlock; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
@@ -319,6 +338,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   if (tf32)
     for (int64_t m = 0; m < blocks; ++m)
       for (int64_t ks = 0; ks < steps; ++ks) frags[size_t(m)].push_back(fragA(m, ks));
+  if (geo.aRegs) frags = registerFragsA(a, blocks, steps);
   convergent(inlinePtx(nullptr, "wgmma.fence.sync.aligned;", "~{memory}", {}));
   std::vector<Regs> blockAcc(static_cast<size_t>(blocks));
   for (int64_t m = 0; m < blocks; ++m) {
@@ -326,7 +346,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
     for (int64_t ks = 0; ks < steps; ++ks) {
       std::vector<llvm::Value *> ins(c.begin(), c.end());
-      if (tf32) {
+      if (regA) {
         for (llvm::Value *x : frags[size_t(m)][size_t(ks)]) ins.push_back(x);
       } else {
         ins.push_back(descA(m, ks));
@@ -351,6 +371,38 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     for (int64_t i = 0; i < perBlock; ++i) fin[slot[size_t(m)][size_t(i)]] = blockAcc[size_t(m)][size_t(i)];
   define(res, inFlight ? fin : wgmmaWait(fin));   // no trailing barrier: see beginSharedUse
   return true;
+}
+
+std::vector<std::vector<std::vector<llvm::Value *>>> Emitter::registerFragsA(ir::Value *a, int64_t blocks, int64_t steps) {
+  // wgmma's register A fragment of an m64k16 step has the accumulator's
+  // fragment form: element i (of 8) of warp w' of the group, lane g*4 + t,
+  // is row 16w' + g + 8((i / 2) % 2), k 8(i / 4) + 2t + i % 2, and register
+  // j holds elements 2j, 2j + 1. In the accumulator's layout this thread
+  // holds A's rows 8w + g + 8W(2m + h) (m64 block m, h = (i / 2) % 2) and
+  // columns 8jl + 2t + e: the same rows as the result's (see the file
+  // comment), so no register moves between threads.
+  int64_t W = opts.numWarps;
+  auto offs = gpu::regOffsets(*a->type.layout, a->type.shape);
+  const Regs &r = regs(a);
+  std::vector<std::vector<std::vector<size_t>>> at(size_t(blocks), std::vector<std::vector<size_t>>(size_t(steps), std::vector<size_t>(8)));
+  for (size_t i = 0; i < offs.size(); ++i) {
+    int64_t row = offs[i][0], col = offs[i][1], hh = row / (8 * W);
+    at[size_t(hh / 2)][size_t(col / 16)][size_t(4 * ((col % 16) / 8) + 2 * (hh % 2) + col % 2)] = i;
+  }
+  llvm::Type *pair = llvm::FixedVectorType::get(r[0]->getType(), 2);
+  std::vector<std::vector<std::vector<llvm::Value *>>> out(static_cast<size_t>(blocks));
+  for (int64_t m = 0; m < blocks; ++m)
+    for (int64_t ks = 0; ks < steps; ++ks) {
+      std::vector<llvm::Value *> f;
+      for (size_t j = 0; j < 4; ++j) {
+        const std::vector<size_t> &e = at[size_t(m)][size_t(ks)];
+        llvm::Value *v = b.CreateInsertElement(llvm::PoisonValue::get(pair), r[e[2 * j]], uint64_t(0));
+        v = b.CreateInsertElement(v, r[e[2 * j + 1]], uint64_t(1));
+        f.push_back(b.CreateBitCast(v, b.getInt32Ty()));
+      }
+      out[size_t(m)].push_back(f);
+    }
+  return out;
 }
 
 namespace {
@@ -433,8 +485,13 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
     if (yield->operands[j] == dot->result() && j != i) return false;
   if (yield->operands[i] != dot->result() || !(arg->type == dot->result()->type)) return false;
   const ir::Type &t = dot->result()->type;
-  if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, Geometry::of(*dot).transposed)))
+  const Geometry geo = Geometry::of(*dot, opts.numWarps);
+  if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, geo.transposed)))
     return false;
+  // an A read from registers stays in flight only until the next
+  // iteration redefines those PTX registers (the same ones each iteration),
+  // before the dot: such a dot waits for its MMAs at once
+  if (geo.aRegs) return false;
   pipelinedWgmma[dot] = !usesScratchBesides(body, dot);
   return true;
 }
@@ -491,7 +548,8 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       if (!dot) continue;
       // a load qualifies when it moves 16-byte chunks proven contiguous,
       // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
-      auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
+      const Geometry geo = Geometry::of(*dot, opts.numWarps);
+      auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser, int operand) {
         const ir::Op *ld = v->def;
         if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
         if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
@@ -499,8 +557,9 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
         usesOf(v, scope, users);
         if (users.size() != 1 || users[0] != onlyUser) return false;
         size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
-        if (contiguousRun(dist(v->type), chunk, /*aligned=*/true) != chunk) return false;
-        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr) >= int(chunk);
+        int along = operand == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
+        if (contiguousRun(dist(v->type), chunk, /*aligned=*/true, along) != chunk) return false;
+        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr, along) >= int(chunk);
       };
       // per operand: the carried tiles of iterations i, i + 1, ... (the
       // first feeds the dot, each next one is yielded into the one before,
@@ -517,11 +576,11 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
           usesOf(v, body, users);
           usesOf(op->results[j].get(), blk, after);
           ok = users.size() == 1 && users[0] == (chain.empty() ? dot : yield) && after.empty() &&
-               qualifies(op->operands[3 + j], blk, op.get()) && chain.size() < 8;
+               qualifies(op->operands[3 + j], blk, op.get(), k) && chain.size() < 8;
           chain.push_back(j);
           v = yield->operands[j];
         }
-        if (!ok || chain.empty() || !qualifies(v, body, yield)) break;
+        if (!ok || chain.empty() || !qualifies(v, body, yield, k)) break;
         chains.push_back(chain);
       }
       if (chains.size() != 2 || chains[0].size() != chains[1].size()) continue;
@@ -542,7 +601,8 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
 
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
-  int64_t bytes = operandBytes(dot);
+  const Geometry geo = Geometry::of(dot, opts.numWarps);
+  int64_t bytes = geo.bytes();
   int depth = asyncDepth.at(&dot), ring = depth + 1;
   alignShared(1024);
   needShared(ring * bytes, load.loc,
@@ -553,8 +613,8 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   if (asyncIssued[&dot] == 0) beginSharedUse();
   llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
   llvm::Value *base = b.CreateGEP(b.getInt8Ty(), smemBase(),
-                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? Geometry::of(dot).offB() : 0)));
-  Tiles tiles{*this, Geometry::of(dot), opts.numWarps};
+                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? geo.offB() : 0)));
+  Tiles tiles{*this, geo, opts.numWarps};
   ir::Value *res = load.result();
   ir::Type pt = res->type, mt = res->type;
   pt.elem = load.operands[0]->type.elem;
@@ -565,7 +625,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   auto crd = coords(d);
   Regs own = owners(d);   // a replicated tile's chunk is copied by its owner alone
   smemClean = false;
-  for (size_t g = 0; g < ptrs.size(); g += size_t(16 / Geometry::of(dot).esize)) {
+  for (size_t g = 0; g < ptrs.size(); g += size_t(16 / geo.esize)) {
     llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
     llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));

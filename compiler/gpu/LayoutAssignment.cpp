@@ -123,6 +123,11 @@ private:
   LayoutPtr ownStoreLayout_;     ///< of the op insertConversions is at (storeOwnLayout)
   bool clonePointers_ = false;   ///< see storeOwnLayout
   std::vector<ir::Value *> mmaResults_;           ///< results of dots that run on tensor cores
+  /// (cheap offset, pointer result) of pointer arithmetic, united after the
+  /// rest (uniteOffsets)
+  std::vector<std::pair<ir::Value *, ir::Value *>> deferredOffsets_;
+  /// (stored value, pointers) of stores, united after the rest (uniteStoredValues)
+  std::vector<std::pair<ir::Value *, ir::Value *>> deferredStores_;
 
   // ---------------------------------------------------------------- classes
 
@@ -172,6 +177,78 @@ private:
     for (ir::Op *op : ops_)
       if (!structural(*op))
         unifyOp(*op);
+    uniteOffsets();
+    uniteStoredValues();
+  }
+
+  /// A stored value whose class holds a reduction's result keeps that
+  /// layout (the reduction's slice) and is converted at the store: else the
+  /// store's coalesced layout would become the class's, and a loop-carried
+  /// running maximum or sum (attention's m_i and l_i, stored after the
+  /// loop as the log-sum-exp) would be converted to it and back every
+  /// iteration. Other stored values share their pointers' layout.
+  void uniteStoredValues() {
+    std::set<ir::Value *> reduced;
+    for (ir::Op *op : ops_)
+      if (op->kind == OpKind::Reduce && op->result()->type.isTensor()) reduced.insert(find(op->result()));
+    for (auto &[value, ptr] : deferredStores_) {
+      if (reduced.count(find(value))) continue;
+      bool wasReduced = reduced.count(find(ptr)) != 0;
+      unite(value, ptr);
+      if (wasReduced) reduced.insert(find(ptr));
+    }
+  }
+
+  /// The dimension order of the widest access (load or store) through each
+  /// pointer class, by class root (ties: the default order first, as
+  /// noteOp's anchor); only accesses that have an order to prefer: vector
+  /// accesses of tiles with two or more dims longer than 1 (a column's
+  /// order is no preference).
+  std::map<ir::Value *, std::vector<int64_t>> accessOrders() {
+    std::map<ir::Value *, std::pair<int, std::vector<int64_t>>> best;
+    for (ir::Op *op : ops_) {
+      if (op->kind != OpKind::Load && op->kind != OpKind::Store) continue;
+      ir::Value *ptr = op->operands[0];
+      if (!ptr->type.isTensor()) continue;
+      const std::vector<int64_t> &shape = ptr->type.shape;
+      if (std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d > 1; }) < 2) continue;
+      std::vector<int64_t> order = axis_.accessOrder(ptr);
+      int vec = axis_.vectorWidth(ptr, nullptr, (int)order[0]);
+      if (vec < 2) continue;
+      auto [it, fresh] = best.try_emplace(find(ptr), vec, order);
+      bool defaultOrder = order[0] == ptr->type.rank() - 1;
+      if (!fresh && (vec > it->second.first || (vec == it->second.first && defaultOrder &&
+                                                 it->second.second[0] != ptr->type.rank() - 1)))
+        it->second = {vec, order};
+    }
+    std::map<ir::Value *, std::vector<int64_t>> out;
+    for (auto &[root, b] : best) out[root] = b.second;
+    return out;
+  }
+
+  /// Pointer arithmetic keeps its cheap offsets in its class (the seed
+  /// matmul's cp.async addresses stay computed once, in one layout), except
+  /// where one CSE'd index web feeds pointer classes whose accesses want
+  /// different dimension orders: attention's q (contiguous along its
+  /// columns) and kᵀ (along its rows) share `arange(0, 64)[None, :]` when
+  /// BLOCK_N == HEAD_DIM. The first pointer class to reach the web keeps
+  /// it; one of another order clones the chain in its own layout.
+  void uniteOffsets() {
+    std::map<ir::Value *, std::vector<int64_t>> orders = accessOrders();
+    auto orderOf = [&](ir::Value *v) -> const std::vector<int64_t> * {
+      auto it = orders.find(find(v));
+      return it == orders.end() ? nullptr : &it->second;
+    };
+    for (auto &[offset, ptr] : deferredOffsets_) {
+      if (find(offset) == find(ptr)) continue;
+      const std::vector<int64_t> *web = orderOf(offset), *mine = orderOf(ptr);
+      if (web && mine && *web != *mine) continue;
+      std::vector<int64_t> keep = mine ? *mine : web ? *web : std::vector<int64_t>{};
+      orders.erase(find(offset));
+      orders.erase(find(ptr));
+      unite(offset, ptr);
+      if (!keep.empty()) orders[find(ptr)] = keep;
+    }
   }
 
   /// Whether v's class holds the result of a dot that runs on tensor cores.
@@ -195,6 +272,13 @@ private:
         if (op.kind == OpKind::Store && i == 1 && inMmaClass(op.operands[i]) &&
             op.operands[i]->type.numElements() * 4 <= kMaxStoreConvertBytes)
           continue;
+        // a stored value joins its pointers' class after the rest, unless it
+        // comes from a reduction (uniteStoredValues)
+        if (op.kind == OpKind::Store && i == 1 && op.operands[i]->type.isTensor() &&
+            !(!cheap(first, 0) && cheap(op.operands[i], 0))) {
+          deferredStores_.push_back({op.operands[i], first});
+          continue;
+        }
         // a load's `other` shared with an mma accumulator (one CSE'd splat of
         // 0.0 for both, as in f32 matmuls) must not pull the load into the
         // fragment layout: the splat is cloned in the load's layout instead
@@ -208,8 +292,10 @@ private:
         // accumulator's fragment layout instead of its coalesced one.
         // Pointer arithmetic keeps its offsets in its class (the seed
         // matmul's cp.async addresses stay computed once, in one layout).
-        if (op.kind != OpKind::AddPtr && !cheap(first, 0) && cheap(op.operands[i], 0))
+        if (!cheap(first, 0) && cheap(op.operands[i], 0)) {
+          if (op.kind == OpKind::AddPtr) deferredOffsets_.push_back({op.operands[i], first});
           continue;
+        }
         unite(op.operands[i], first);
       }
       return;
@@ -430,6 +516,8 @@ private:
     case OpKind::Assert:
       return nullptr;
     case OpKind::Dot:
+      if (i == 0 && invariantWgmmaA(op))
+        return wgmmaAccLayout(numWarps_, false);
       return i == 2 ? op.result()->type.layout : nullptr;
     case OpKind::Load:    // `other` may be in another class (unifyOp): the result's layout
       return op.result()->type.isTensor() ? classLayout_.at(find(op.result())) : classLayout_.at(find(v));
@@ -444,6 +532,29 @@ private:
         return classLayout_.at(find(op.result()));
       return classLayout_.at(find(v));
     }
+  }
+
+  /// Whether a wgmma dot inside a loop has an f16/bf16 A defined outside
+  /// it: then A is converted once, before the loop, into the accumulator's
+  /// fragment layout, which is wgmma's register-operand layout, and the dot
+  /// reads it from registers each iteration instead of staging it through
+  /// shared memory (attention's q). An A computed in registers in that
+  /// layout (attention's p) is read from registers anyway (WgmmaToLLVM).
+  bool invariantWgmmaA(const ir::Op &dot) {
+    ir::Value *a = dot.operands[0];
+    const ir::Type &r = dot.result()->type;
+    if (a->type.elem.scalar == Scalar::F32 || !dotRunsOnWgmma(dot, numWarps_, arch_) || !r.layout ||
+        !r.layout->equals(*wgmmaAccLayout(numWarps_, false)))
+      return false;
+    const ir::Block *defBlock = a->isBlockArg() ? a->owner : a->def->parent;
+    const ir::Op *loop = nullptr;
+    for (const ir::Block *blk = dot.parent; blk && blk->parent && blk->parent->parent; blk = blk->parent->parent->parent) {
+      if (blk == defBlock) return false;
+      const ir::Op *owner = blk->parent->parent;
+      if (owner->kind == OpKind::For || owner->kind == OpKind::While) loop = owner;
+      if (loop) break;
+    }
+    return loop != nullptr;
   }
 
   /// A store of a converted tensor-core accumulator whose pointers' class
