@@ -264,6 +264,17 @@ public:
   std::set<std::pair<const ir::Op *, size_t>> asyncCarried;   ///< (for, carried index) of such tiles
   std::set<const ir::Op *> asyncDots;
   void planAsyncOperands(ir::Block &blk);
+  /// Operand k's carried chain (indices of the loop's carried values, the
+  /// tile of this iteration first) when every tile of it can go by
+  /// cp.async to dot's staging layout; empty otherwise.
+  std::vector<size_t> asyncChain(ir::Op &loop, const ir::Op &dot, int k);
+  void markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vector<size_t> &chain);
+  /// The dots of loop (none in flight) with A from registers whose B goes
+  /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).
+  void planRingOperands(ir::Op &loop);
+  /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.
+  std::map<const ir::Op *, int> asyncWait;
+  std::map<const ir::Op *, llvm::Value *> ringBase;
   /// A load of asyncLoads: cp.async of each 16-byte chunk to its swizzled
   /// place, src-size 0 where masked off (zero fill), one commit group.
   void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);

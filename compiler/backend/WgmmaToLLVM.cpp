@@ -171,6 +171,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
                             ? loops.back().parity
                             : b.CreateURem(loops.back().iter, i32(depth->second + 1));
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
+  } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
+    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(asyncDepth.at(&op) + 1));
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
   } else {
     needShared(bytes, op.loc);
     beginSharedUse();
@@ -208,7 +211,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
   if (async) {   // this iteration's copies are done; later ones may stay in flight
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
-                 {b.getInt32(uint32_t(asyncDepth.at(&op) - 1))});
+                 {b.getInt32(uint32_t(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1))});
   } else {
     if (!geo.aRegs) stage(a, 0, 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
@@ -237,7 +240,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   if (tf32 && inFlight) convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 0;", "~{memory}", {}));
   barrier();
   // the scratch region is untouched when the operands have buffers of their own
-  smemClean = inFlight && !aliasScratch ? clean : false;
+  smemClean = (inFlight && !aliasScratch) || asyncWait.count(&op) ? clean : false;
 
   // ---- descriptors
   llvm::Value *addr = b.CreatePtrToInt(base, b.getInt32Ty());
@@ -534,68 +537,136 @@ bool isZeroConstant(const ir::Value *v) {
 
 } // namespace
 
+std::vector<size_t> Emitter::asyncChain(ir::Op &loop, const ir::Op &dot, int k) {
+  ir::Block &blk = *loop.parent, &body = *loop.regions[0]->block;
+  ir::Op *yield = body.terminator();
+  const Geometry geo = Geometry::of(dot, opts.numWarps);
+  // a load qualifies when it moves 16-byte chunks proven contiguous,
+  // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
+  auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
+    const ir::Op *ld = v->def;
+    if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
+    if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
+    std::vector<const ir::Op *> users;
+    usesOf(v, scope, users);
+    if (users.size() != 1 || users[0] != onlyUser) return false;
+    size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
+    int along = k == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
+    if (contiguousRun(dist(v->type), chunk, /*aligned=*/true, along) != chunk) return false;
+    return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr, along) >= int(chunk);
+  };
+  // the carried tiles of iterations i, i + 1, ... (the first feeds the dot,
+  // each next one is yielded into the one before, the newest comes from a
+  // load in the body), each loaded before the loop too
+  const ir::Value *v = dot.operands[size_t(k)];
+  std::vector<size_t> chain;
+  bool ok = true;
+  while (ok && v->isBlockArg() && v->owner == &body && v->index > 0) {
+    size_t j = v->index - 1;
+    std::vector<const ir::Op *> users, after;
+    usesOf(v, body, users);
+    usesOf(loop.results[j].get(), blk, after);
+    ok = users.size() == 1 && users[0] == (chain.empty() ? &dot : yield) && after.empty() &&
+         qualifies(loop.operands[3 + j], blk, &loop) && chain.size() < 8;
+    chain.push_back(j);
+    v = yield->operands[j];
+  }
+  if (!ok || chain.empty() || !qualifies(v, body, yield)) return {};
+  return chain;
+}
+
+void Emitter::markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vector<size_t> &chain) {
+  ir::Op *yield = loop.regions[0]->block->terminator();
+  for (size_t c = 0; c < chain.size(); ++c) {
+    asyncLoads[loop.operands[3 + chain[c]]->def] = {dot, k, int(c)};
+    asyncCarried.insert({&loop, chain[c]});
+  }
+  asyncLoads[yield->operands[chain.back()]->def] = {dot, k, -1};
+  asyncDots.insert(dot);
+  asyncDepth[dot] = int(chain.size());
+}
+
 void Emitter::planAsyncOperands(ir::Block &blk) {
   for (auto &op : blk.ops) {
     for (auto &r : op->regions) planAsyncOperands(*r->block);
     if (op->kind != ir::OpKind::For) continue;
     ir::Block &body = *op->regions[0]->block;
-    ir::Op *yield = body.terminator();
+    bool pipelined = false;
     for (size_t i = 0; i + 1 < body.args.size(); ++i) {
       if (!wgmmaInFlight(*op, i)) continue;
       const ir::Op *dot = nullptr;
       for (const auto &[d, alias] : pipelinedWgmma)
         if (d->parent == &body && d->operands[2] == body.args[1 + i].get() && alias) dot = d;
       if (!dot) continue;
-      // a load qualifies when it moves 16-byte chunks proven contiguous,
-      // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
-      const Geometry geo = Geometry::of(*dot, opts.numWarps);
-      auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser, int operand) {
-        const ir::Op *ld = v->def;
-        if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
-        if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
-        std::vector<const ir::Op *> users;
-        usesOf(v, scope, users);
-        if (users.size() != 1 || users[0] != onlyUser) return false;
-        size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
-        int along = operand == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
-        if (contiguousRun(dist(v->type), chunk, /*aligned=*/true, along) != chunk) return false;
-        return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr, along) >= int(chunk);
-      };
-      // per operand: the carried tiles of iterations i, i + 1, ... (the
-      // first feeds the dot, each next one is yielded into the one before,
-      // the newest comes from a load in the body), each loaded before the
-      // loop too
-      std::vector<std::vector<size_t>> chains;
-      for (int k = 0; k < 2; ++k) {
-        const ir::Value *v = dot->operands[size_t(k)];
-        std::vector<size_t> chain;
-        bool ok = true;
-        while (ok && v->isBlockArg() && v->owner == &body && v->index > 0) {
-          size_t j = v->index - 1;
-          std::vector<const ir::Op *> users, after;
-          usesOf(v, body, users);
-          usesOf(op->results[j].get(), blk, after);
-          ok = users.size() == 1 && users[0] == (chain.empty() ? dot : yield) && after.empty() &&
-               qualifies(op->operands[3 + j], blk, op.get(), k) && chain.size() < 8;
-          chain.push_back(j);
-          v = yield->operands[j];
-        }
-        if (!ok || chain.empty() || !qualifies(v, body, yield, k)) break;
-        chains.push_back(chain);
-      }
-      if (chains.size() != 2 || chains[0].size() != chains[1].size()) continue;
-      int depth = int(chains[0].size());
-      for (int k = 0; k < 2; ++k) {
-        const std::vector<size_t> &chain = chains[size_t(k)];
-        for (size_t c = 0; c < chain.size(); ++c) {
-          asyncLoads[op->operands[3 + chain[c]]->def] = {dot, k, int(c)};
-          asyncCarried.insert({op.get(), chain[c]});
-        }
-        asyncLoads[yield->operands[chain.back()]->def] = {dot, k, -1};
-      }
-      asyncDots.insert(dot);
-      asyncDepth[dot] = depth;
+      std::vector<size_t> a = asyncChain(*op, *dot, 0), b2 = asyncChain(*op, *dot, 1);
+      if (a.empty() || b2.empty() || a.size() != b2.size()) continue;
+      markAsync(*op, dot, 0, a);
+      markAsync(*op, dot, 1, b2);
+      pipelined = true;
     }
+    if (!pipelined) planRingOperands(*op);
+  }
+}
+
+void Emitter::planRingOperands(ir::Op &loop) {
+  // dots that read A from registers and wait for their MMAs (attention's
+  // q @ kᵀ and p @ v): B by cp.async into a ring of its own (dotBuffers,
+  // beside the scratch region the rest of the body uses), one commit
+  // group per tile; the tile of iteration i + d is issued after the dot of
+  // iteration i (the pipeline pass puts it before the yield), so every
+  // warp has passed that dot's barrier, and with it the MMAs of iteration
+  // i - 1 that read the slot it refills
+  ir::Block &blk = *loop.parent, &body = *loop.regions[0]->block;
+  ir::Op *yield = body.terminator();
+  auto position = [](const ir::Block &b, const ir::Op *o) {
+    size_t n = 0;
+    for (auto &x : b.ops) {
+      if (x.get() == o) return n;
+      ++n;
+    }
+    return n;
+  };
+  struct Ring {
+    const ir::Op *dot;
+    std::vector<size_t> chain;
+    size_t at, issue;   ///< body positions of the dot and of its next tile's load
+  };
+  std::vector<Ring> rings;
+  for (auto &o : body.ops) {
+    if (o->kind != ir::OpKind::Dot || !gpu::dotRunsOnWgmma(*o, opts.numWarps, opts.arch)) continue;
+    const Geometry geo = Geometry::of(*o, opts.numWarps);
+    const ir::Type &t = o->result()->type;
+    if (geo.transposed || !geo.aRegs || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false)))
+      continue;
+    std::vector<size_t> chain = asyncChain(loop, *o, 1);
+    if (chain.empty()) continue;
+    Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def)};
+    if (r.issue > r.at) rings.push_back(r);
+  }
+  if (rings.empty()) return;
+  // the wait before each dot: cp.async.wait_group N lets the N groups
+  // committed last stay in flight, so N = the fewest groups committed
+  // after the dot's own tile, over the iterations whose tile came from the
+  // prologue and the steady state (k groups an iteration, in body order)
+  size_t k = rings.size();
+  std::vector<std::pair<size_t, std::pair<size_t, size_t>>> prologue;   // (position in blk, (ring, stage))
+  for (size_t r = 0; r < k; ++r)
+    for (size_t c = 0; c < rings[r].chain.size(); ++c)
+      prologue.push_back({position(blk, loop.operands[3 + rings[r].chain[c]]->def), {r, c}});
+  std::sort(prologue.begin(), prologue.end());
+  for (size_t r = 0; r < k; ++r) {
+    size_t d = rings[r].chain.size(), before = 0, order = 0;
+    for (const Ring &q : rings) {
+      before += q.issue < rings[r].at;
+      order += q.issue < rings[r].issue;
+    }
+    int64_t n = int64_t(k - 1 - order + k * (d - 1) + before);
+    for (size_t i = 0; i < d; ++i)
+      for (size_t p = 0; p < prologue.size(); ++p)
+        if (prologue[p].second == std::make_pair(r, i))
+          n = std::min(n, int64_t(prologue.size() - 1 - p + k * i + before));
+    markAsync(loop, rings[r].dot, 1, rings[r].chain);
+    asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
   }
 }
 
@@ -604,15 +675,24 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const Geometry geo = Geometry::of(dot, opts.numWarps);
   int64_t bytes = geo.bytes();
   int depth = asyncDepth.at(&dot), ring = depth + 1;
-  alignShared(1024);
-  needShared(ring * bytes, load.loc,
-             fmt::format("num_stages={} buffers of {} bytes of dot operands; use fewer stages or smaller blocks", ring,
-                         bytes));
-  // the first copies into the ring start a shared use (the loop then needs
-  // none of its own); the body's go to the buffer of iteration i + depth
-  if (asyncIssued[&dot] == 0) beginSharedUse();
+  bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
+  llvm::Value *region;
+  if (own) {
+    if (!ringBase.count(&dot)) ringBase[&dot] = dotBuffers(ring * bytes, load.loc);   // before the loop
+    region = ringBase.at(&dot);
+  } else {
+    alignShared(1024);
+    needShared(ring * bytes, load.loc,
+               fmt::format("num_stages={} buffers of {} bytes of dot operands; use fewer stages or smaller blocks", ring,
+                           bytes));
+    // the first copies into the ring start a shared use (the loop then needs
+    // none of its own); the body's go to the buffer of iteration i + depth
+    if (asyncIssued[&dot] == 0) beginSharedUse();
+    region = smemBase();
+    smemClean = false;
+  }
   llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
-  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), smemBase(),
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region,
                                   b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? geo.offB() : 0)));
   Tiles tiles{*this, geo, opts.numWarps};
   ir::Value *res = load.result();
@@ -623,21 +703,21 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   Regs masks = load.operands.size() > 1 ? regsAs(load.operands[1], mt) : Regs{};
   Dist d = dist(res->type);
   auto crd = coords(d);
-  Regs own = owners(d);   // a replicated tile's chunk is copied by its owner alone
-  smemClean = false;
+  Regs owner = owners(d);   // a replicated tile's chunk is copied by its owner alone
   for (size_t g = 0; g < ptrs.size(); g += size_t(16 / geo.esize)) {
     llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
     llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));
-    if (own.empty())
+    if (owner.empty())
       inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
     else
       inlinePtx(nullptr, "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,b,~{memory}",
-                {dst, ptrs[g], size, own[g]});
+                {dst, ptrs[g], size, owner[g]});
   }
   // one commit group per iteration's pair of tiles (a and b), so that the
-  // dot can wait for its own iteration's with wait_group depth - 1
-  if (++asyncIssued[&dot] % 2 == 0)
+  // dot can wait for its own iteration's with wait_group depth - 1; one per
+  // tile in a ring of its own (asyncWait counts them)
+  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0)
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
   defineVirtual(res);
 }

@@ -256,7 +256,10 @@ private:
       if (!c || (c->isFloat ? c->f != 0.0 : c->i != 0)) return 1;
     }
     int chunk = int(16 / byteSize(v->type.elem.scalar));   // 16-byte cp.async chunks
-    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr) < chunk) return 1;
+    // along k or n for B (staged K-major or N-major), along k for A
+    int along = user->operands[1] == v ? int(axis_.accessOrder(load.operands[0])[0]) : -1;
+    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr, along) < chunk)
+      return 1;
     return target_.numStages - 1;
   }
 
