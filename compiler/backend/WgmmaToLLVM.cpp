@@ -35,6 +35,11 @@
 // rows 8w + l/4 + 8W*i. Staging A's row L at smem row R(L) makes them the
 // same registers: with L = g + 8w + 8W(2m + h), w = 4q + w',
 //   R = 64(mG + q) + 16w' + 8h + g.
+// f16/bf16 A in wgmmaAccLayout (attention's p, or q converted before the
+// loop) is read from registers instead (registerFragsA); a B whose
+// registers run along k (kᵀ) is staged K-major, as A, with imm-trans-b 0.
+// B tiles of such dots may come by cp.async into rings of their own
+// (planRingOperands).
 // f16/bf16 products are exact in f32; only the order of the f32 sums
 // differs from the interpreter's k order, as for mma.sync.
 #include "backend/Emitter.h"

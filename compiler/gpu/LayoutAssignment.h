@@ -21,6 +21,16 @@
 //     accumulator fragment layout, #blocked<[1, 2], [8, 4], [1, W], [1, 0]>,
 //     ahead of load/store coalescing; the final store of such an
 //     accumulator (up to 128 KiB, kMaxStoreConvertBytes) gets one convert after the loop;
+//   - pointer arithmetic keeps its cheap offsets in its class, except where
+//     one CSE'd index web feeds pointer classes whose accesses prefer
+//     different orders (attention's q and kᵀ share `arange(0, 64)[None, :]`
+//     when BLOCK_N == HEAD_DIM): the first keeps it, the other clones it;
+//   - a stored value whose class holds a reduce result keeps the slice
+//     layout and is converted at the store (a loop-carried running max
+//     stored after the loop is not converted every iteration);
+//   - the A operand of a wgmma dot (f16/bf16) defined outside the dot's loop
+//     is converted once, before the loop, to the accumulator's layout, which
+//     is wgmma's register-operand layout (attention's q);
 //   - dead ops are removed.
 // Afterwards the function verifies. The interpreter ignores layouts.
 #pragma once
