@@ -275,6 +275,9 @@ public:
   /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.
   std::map<const ir::Op *, int> asyncWait;
   std::map<const ir::Op *, llvm::Value *> ringBase;
+  /// Ring dots whose tile an earlier dot of the body waited for (no wait,
+  /// no barrier of their own).
+  std::set<const ir::Op *> asyncWaitedBefore;
   /// A load of asyncLoads: cp.async of each 16-byte chunk to its swizzled
   /// place, src-size 0 where masked off (zero fill), one commit group.
   void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);

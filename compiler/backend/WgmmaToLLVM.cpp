@@ -214,7 +214,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   };
   bool clean = smemClean;
   bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
-  if (async) {   // this iteration's copies are done; later ones may stay in flight
+  bool waited = asyncWaitedBefore.count(&op) != 0;   // an earlier dot waited for this one's tile
+  if (async && !waited) {   // this iteration's copies are done; later ones may stay in flight
     b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
                  {b.getInt32(uint32_t(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1))});
   } else {
@@ -243,7 +244,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // and in every warp once the barrier is passed (one barrier an iteration;
   // the copies of a later stage, issued after the MMAs, overlap them)
   if (tf32 && inFlight) convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 0;", "~{memory}", {}));
-  barrier();
+  if (!waited) barrier();
   // the scratch region is untouched when the operands have buffers of their own
   smemClean = (inFlight && !aliasScratch) || asyncWait.count(&op) ? clean : false;
 
@@ -672,6 +673,27 @@ void Emitter::planRingOperands(ir::Op &loop) {
           n = std::min(n, int64_t(prologue.size() - 1 - p + k * i + before));
     markAsync(loop, rings[r].dot, 1, rings[r].chain);
     asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
+  }
+  // a later ring dot with no copy issued between it and an earlier one
+  // (attention's p @ v after q @ kᵀ) has its tile waited for there: one
+  // wait and one barrier an iteration. Its slot is refilled after the
+  // earlier dot's barrier of the next iteration, which every warp reaches
+  // only after this dot's MMAs (each waits for its own).
+  std::vector<size_t> byAt(k);
+  for (size_t r = 0; r < k; ++r) byAt[r] = r;
+  std::sort(byAt.begin(), byAt.end(), [&](size_t x, size_t y) { return rings[x].at < rings[y].at; });
+  size_t lead = byAt[0];
+  for (size_t j = 1; j < k; ++j) {
+    const Ring &cur = rings[byAt[j]];
+    bool issued = std::any_of(rings.begin(), rings.end(), [&](const Ring &q) {
+      return q.issue > rings[lead].at && q.issue < cur.at;
+    });
+    if (issued) {
+      lead = byAt[j];
+      continue;
+    }
+    asyncWait[rings[lead].dot] = std::min(asyncWait[rings[lead].dot], asyncWait[cur.dot]);
+    asyncWaitedBefore.insert(cur.dot);
   }
 }
 
