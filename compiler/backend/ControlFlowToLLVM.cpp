@@ -147,7 +147,7 @@ bool Emitter::emitFor(ir::Op &op) {
       continue;
     }
     Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc)
-             : inFlight[i] ? wgmmaWait(carried[i])
+             : inFlight[i] || deferredCarried.count({&op, i}) ? wgmmaWait(carried[i])
                            : carried[i];
     define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));
   }

@@ -278,6 +278,16 @@ public:
   /// Ring dots whose tile an earlier dot of the body waited for (no wait,
   /// no barrier of their own).
   std::set<const ir::Op *> asyncWaitedBefore;
+  /// Per ring dot: its slots (depth + 1; one more when its MMAs run on).
+  std::map<const ir::Op *, int> ringSlots;
+  /// Dots whose MMAs run on into the next iteration (planDeferredWaits),
+  /// the dot whose wait ends them (with the carried accumulator it waits
+  /// for), and the loops' carried indices of those accumulators (waited
+  /// for after the loop).
+  std::set<const ir::Op *> deferredDots;
+  std::map<const ir::Op *, ir::Value *> deferredWait;
+  std::set<std::pair<const ir::Op *, size_t>> deferredCarried;
+  void planDeferredWaits(ir::Op &loop);
   /// A load of asyncLoads: cp.async of each 16-byte chunk to its swizzled
   /// place, src-size 0 where masked off (zero fill), one commit group.
   void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);

@@ -177,7 +177,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
                             : b.CreateURem(loops.back().iter, i32(depth->second + 1));
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
   } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
-    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(asyncDepth.at(&op) + 1));
+    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
     base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
   } else {
     needShared(bytes, op.loc);
@@ -378,7 +378,21 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   Regs fin = cur;
   for (int64_t m = 0; m < blocks; ++m)
     for (int64_t i = 0; i < perBlock; ++i) fin[slot[size_t(m)][size_t(i)]] = blockAcc[size_t(m)][size_t(i)];
-  define(res, inFlight ? fin : wgmmaWait(fin));   // no trailing barrier: see beginSharedUse
+  if (auto later = deferredWait.find(&op); later != deferredWait.end()) {
+    // this dot's wait also ends the MMAs a later dot of the previous
+    // iteration left running (planDeferredWaits): its accumulator, carried
+    // in, is threaded through the same wait, and the body reads it only
+    // after it
+    ir::Value *arg = later->second;
+    Regs both = fin, carriedAcc = regs(arg);
+    both.insert(both.end(), carriedAcc.begin(), carriedAcc.end());
+    Regs waited = wgmmaWait(both);
+    define(res, Regs(waited.begin(), waited.begin() + long(fin.size())));
+    define(arg, Regs(waited.begin() + long(fin.size()), waited.end()));
+    return true;
+  }
+  bool deferred = deferredDots.count(&op) != 0;   // waited for in the next iteration, or after the loop
+  define(res, inFlight || deferred ? fin : wgmmaWait(fin));   // no trailing barrier: see beginSharedUse
   return true;
 }
 
@@ -533,6 +547,15 @@ void usesOf(const ir::Value *v, const ir::Block &blk, std::vector<const ir::Op *
   }
 }
 
+/// Whether block b lies (at any depth) inside the regions of body's ops.
+bool isInsideBlock(const ir::Block *b, const ir::Block &body) {
+  while (b && b->parent && b->parent->parent) {
+    b = b->parent->parent->parent;
+    if (b == &body) return true;
+  }
+  return false;
+}
+
 bool isZeroConstant(const ir::Value *v) {
   if (!v->def || v->def->kind != ir::OpKind::Constant) return false;
   const ir::Attr &a = v->def->attrs.at("value");
@@ -610,7 +633,75 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       markAsync(*op, dot, 1, b2);
       pipelined = true;
     }
-    if (!pipelined) planRingOperands(*op);
+    if (!pipelined) {
+      planRingOperands(*op);
+      planDeferredWaits(*op);
+    }
+  }
+}
+
+void Emitter::planDeferredWaits(ir::Op &loop) {
+  // attention's p @ v: its MMAs may run on into the next iteration until
+  // q @ kᵀ there waits for its own (one wait_group 0 ends both), when
+  //  - it is a wgmma dot with A from registers whose result only the yield
+  //    takes, and the carried accumulator is read, in the body, only after
+  //    an earlier wgmma dot (the one that waits);
+  //  - its A registers are not redefined before that wait: A is defined
+  //    before the loop or computed from the earlier dot's result;
+  //  - its B ring has one slot more: the tile of iteration i + d is issued
+  //    after this iteration's barrier, which the warps pass before waiting
+  //    for the MMAs of iteration i - 1, so it goes to iteration i - 2's slot.
+  ir::Block &body = *loop.regions[0]->block;
+  ir::Op *yield = body.terminator();
+  auto isWgmma = [&](const ir::Op &o) {
+    if (o.kind != ir::OpKind::Dot) return false;
+    const ir::Type &t = o.result()->type;
+    return gpu::dotRunsOnWgmma(o, opts.numWarps, opts.arch) && t.layout &&
+           t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false)) && !Geometry::of(o, opts.numWarps).transposed &&
+           !pipelinedWgmma.count(&o);
+  };
+  std::vector<ir::Op *> dots;
+  for (auto &o : body.ops)
+    if (isWgmma(*o)) dots.push_back(o.get());
+  for (size_t i = 1; i < dots.size(); ++i) {
+    ir::Op *first = dots[i - 1], *dot = dots[i];
+    if (!Geometry::of(*dot, opts.numWarps).aRegs || deferredWait.count(first) || deferredDots.count(first)) continue;
+    std::vector<const ir::Op *> users;
+    usesOf(dot->result(), body, users);
+    size_t j = 0;
+    while (j < yield->operands.size() && yield->operands[j] != dot->result()) ++j;
+    if (users.size() != 1 || users[0] != yield || j == yield->operands.size()) continue;
+    ir::Value *arg = body.args[1 + j].get();
+    // every use of the carried accumulator: directly in the body, after `first`
+    bool afterFirst = true, seen = false;
+    for (auto &o : body.ops) {
+      if (o.get() == first) seen = true;
+      for (ir::Value *v : o->operands)
+        if (v == arg && !seen) afterFirst = false;
+      for (auto &r : o->regions) {
+        std::vector<const ir::Op *> nested;
+        usesOf(arg, *r->block, nested);
+        if (!nested.empty()) afterFirst = false;
+      }
+    }
+    if (!afterFirst || asyncCarried.count({&loop, j})) continue;
+    // A: before the loop, or derived from `first`'s result
+    std::function<bool(const ir::Value *, int)> fromFirst = [&](const ir::Value *v, int depth) {
+      if (v->isBlockArg()) return v->owner != &body && !isInsideBlock(v->owner, body);
+      if (v->def == first) return true;
+      if (v->def->parent != &body) return !isInsideBlock(v->def->parent, body);
+      if (depth > 64 || v->def->operands.empty()) return false;
+      return std::any_of(v->def->operands.begin(), v->def->operands.end(),
+                         [&](const ir::Value *o) { return o->type.isTensor() && fromFirst(o, depth + 1); });
+    };
+    const ir::Value *a = dot->operands[0];
+    bool invariant = a->isBlockArg() ? a->owner != &body && !isInsideBlock(a->owner, body)
+                                     : a->def->parent != &body && !isInsideBlock(a->def->parent, body);
+    if (!invariant && !fromFirst(a, 0)) continue;
+    deferredWait[first] = arg;
+    deferredDots.insert(dot);
+    deferredCarried.insert({&loop, j});
+    if (ringSlots.count(dot)) ringSlots[dot] += 1;
   }
 }
 
@@ -673,6 +764,7 @@ void Emitter::planRingOperands(ir::Op &loop) {
           n = std::min(n, int64_t(prologue.size() - 1 - p + k * i + before));
     markAsync(loop, rings[r].dot, 1, rings[r].chain);
     asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
+    ringSlots[rings[r].dot] = int(d) + 1;
   }
   // a later ring dot with no copy issued between it and an earlier one
   // (attention's p @ v after q @ kᵀ) has its tile waited for there: one
@@ -701,7 +793,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
   const Geometry geo = Geometry::of(dot, opts.numWarps);
   int64_t bytes = geo.bytes();
-  int depth = asyncDepth.at(&dot), ring = depth + 1;
+  int depth = asyncDepth.at(&dot), ring = ringSlots.count(&dot) ? ringSlots.at(&dot) : depth + 1;
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {
