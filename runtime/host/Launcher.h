@@ -1,9 +1,11 @@
 // Launcher.h - the interface host code launches kernels through.
 //
 // The host evaluator turns `kernel[grid](args..., NAME=value, num_warps=4)`
-// into a LaunchRequest; a Launcher compiles and runs it (the driver's real
-// launcher caches and optimizes; InterpLauncher runs unoptimized IR on the
-// interpreter).
+// into a LaunchRequest; a Launcher compiles and runs it (tilec's
+// ApiLauncher, through the public API; the unit tests' InterpLauncher,
+// tests/unit/host, through the driver's pipeline on the interpreter). This
+// library does not compile kernels itself: it depends on sema, not on the
+// driver.
 #pragma once
 
 #include "frontend/AST.h"

@@ -4,7 +4,7 @@
 
 #include "frontend/Parser.h"
 #include "host/HostEval.h"
-#include "host/InterpLauncher.h"
+#include "InterpLauncher.h"
 
 #include <sstream>
 #include <string>

@@ -1,5 +1,5 @@
 // InterpLauncher.cpp - bind -> compile (cached) -> interpret.
-#include "host/InterpLauncher.h"
+#include "InterpLauncher.h"
 
 #include <fmt/format.h>
 

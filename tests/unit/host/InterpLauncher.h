@@ -1,7 +1,9 @@
-// InterpLauncher.h - the Launcher that runs kernels on the CPU interpreter:
-// bind the arguments, compile the specialization through the driver's
-// pipeline (cached: a second launch with the same specialization compiles
-// nothing), interpret it over the grid.
+// InterpLauncher.h - the unit tests' Launcher, which runs kernels on the CPU
+// interpreter: bind the arguments, compile the specialization through the
+// driver's pipeline (cached: a second launch with the same specialization
+// compiles nothing), interpret it over the grid. It lives with the tests so
+// that runtime/host does not depend on the driver (tilec launches through
+// the API: tools/tilec/ApiLauncher).
 #pragma once
 
 #include "driver/Pipeline.h"
