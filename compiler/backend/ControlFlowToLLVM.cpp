@@ -151,6 +151,10 @@ bool Emitter::emitFor(ir::Op &op) {
                            : carried[i];
     define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));
   }
+  if (loopRings.count(&op)) {
+    releaseRings(op);
+    exitBarrier = true;
+  }
   return exitBarrier && std::none_of(split.begin(), split.end(), [](int64_t r) { return r != 0; });
 }
 

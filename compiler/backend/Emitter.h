@@ -243,7 +243,17 @@ public:
   /// use (the offset is a constant fixed once the kernel is emitted), for
   /// operand buffers that stay live across a loop; returns its address.
   llvm::Value *dotBuffers(int64_t bytes, Location loc);
-  int64_t dotBufferBytes = 0;
+  int64_t dotBufferBytes = 0;   ///< the most ever reserved at once
+  int64_t dotBufferTop = 0;     ///< reserved now (rings of a finished loop are given back)
+  /// Per loop with rings of its own (planRingOperands): its ring dots; per
+  /// ring dot: where its ring starts among the dot buffers.
+  std::map<const ir::Op *, std::vector<const ir::Op *>> loopRings;
+  std::map<const ir::Op *, int64_t> ringAt;
+  /// After a loop with rings of its own: a barrier (every warp's last MMAs
+  /// reading them are done, so whatever runs next, a sibling loop reusing
+  /// the memory or the next round of an enclosing loop refilling them, may
+  /// write them) and the rings' memory given back.
+  void releaseRings(const ir::Op &loop);
   llvm::GlobalVariable *dotBufferAt = nullptr;
   /// Operand tiles of pipelined wgmma dots (in the scratch region) that go
   /// from global to shared memory by cp.async instead of through registers:

@@ -519,12 +519,23 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
   return true;
 }
 
+void Emitter::releaseRings(const ir::Op &loop) {
+  auto it = loopRings.find(&loop);
+  if (it == loopRings.end()) return;
+  barrier();
+  int64_t first = dotBufferTop;
+  for (const ir::Op *dot : it->second)
+    if (auto at = ringAt.find(dot); at != ringAt.end()) first = std::min(first, at->second);
+  dotBufferTop = first;   // the rings were the last buffers reserved: their copies started just before the loop
+}
+
 llvm::Value *Emitter::dotBuffers(int64_t bytes, Location loc) {
   if (!dotBufferAt)
     dotBufferAt = new llvm::GlobalVariable(mod, b.getInt32Ty(), /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
                                            b.getInt32(0), "dot_buffers_at");
-  int64_t at = dotBufferBytes;
-  dotBufferBytes += (bytes + 1023) / 1024 * 1024;
+  int64_t at = dotBufferTop;
+  dotBufferTop += (bytes + 1023) / 1024 * 1024;
+  dotBufferBytes = std::max(dotBufferBytes, dotBufferTop);
   needShared(sharedBytes, loc);   // checks the limit with the buffers counted
   llvm::Value *start = b.CreateAdd(b.CreateLoad(b.getInt32Ty(), dotBufferAt), i32(at));
   return b.CreateGEP(b.getInt8Ty(), smemBase(), start);
@@ -763,6 +774,7 @@ void Emitter::planRingOperands(ir::Op &loop) {
         if (prologue[p].second == std::make_pair(r, i))
           n = std::min(n, int64_t(prologue.size() - 1 - p + k * i + before));
     markAsync(loop, rings[r].dot, 1, rings[r].chain);
+    loopRings[&loop].push_back(rings[r].dot);
     asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
     ringSlots[rings[r].dot] = int(d) + 1;
   }
@@ -797,7 +809,10 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {
-    if (!ringBase.count(&dot)) ringBase[&dot] = dotBuffers(ring * bytes, load.loc);   // before the loop
+    if (!ringBase.count(&dot)) {   // before the loop
+      ringAt[&dot] = dotBufferTop;
+      ringBase[&dot] = dotBuffers(ring * bytes, load.loc);
+    }
     region = ringBase.at(&dot);
   } else {
     alignShared(1024);
