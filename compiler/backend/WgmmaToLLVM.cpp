@@ -683,12 +683,13 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
     while (j < yield->operands.size() && yield->operands[j] != dot->result()) ++j;
     if (users.size() != 1 || users[0] != yield || j == yield->operands.size()) continue;
     ir::Value *arg = body.args[1 + j].get();
-    // every use of the carried accumulator: directly in the body, after `first`
+    // every use of the carried accumulator: directly in the body, after
+    // `first` (not by `first` itself, which reads before its wait)
     bool afterFirst = true, seen = false;
     for (auto &o : body.ops) {
-      if (o.get() == first) seen = true;
       for (ir::Value *v : o->operands)
         if (v == arg && !seen) afterFirst = false;
+      if (o.get() == first) seen = true;
       for (auto &r : o->regions) {
         std::vector<const ir::Op *> nested;
         usesOf(arg, *r->block, nested);
