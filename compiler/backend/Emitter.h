@@ -298,6 +298,9 @@ public:
   std::map<const ir::Op *, ir::Value *> deferredWait;
   std::set<std::pair<const ir::Op *, size_t>> deferredCarried;
   void planDeferredWaits(ir::Op &loop);
+  /// A dot that runs as wgmma with its accumulator in the untransposed
+  /// fragment layout (f16/bf16: planRingOperands, planDeferredWaits).
+  bool wgmmaAccDot(const ir::Op &o) const;
   /// A load of asyncLoads: cp.async of each 16-byte chunk to its swizzled
   /// place, src-size 0 where masked off (zero fill), one commit group.
   void emitAsyncCopy(ir::Op &load, const AsyncOperand &a);

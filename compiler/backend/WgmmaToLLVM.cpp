@@ -651,6 +651,12 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
   }
 }
 
+bool Emitter::wgmmaAccDot(const ir::Op &o) const {
+  if (o.kind != ir::OpKind::Dot || !gpu::dotRunsOnWgmma(o, opts.numWarps, opts.arch)) return false;
+  const ir::Type &t = o.result()->type;   // (the tf32 dots' transposed layout is another)
+  return t.layout && t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false));
+}
+
 void Emitter::planDeferredWaits(ir::Op &loop) {
   // attention's p @ v: its MMAs may run on into the next iteration until
   // q @ kᵀ there waits for its own (one wait_group 0 ends both), when
@@ -664,16 +670,9 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
   //    for the MMAs of iteration i - 1, so it goes to iteration i - 2's slot.
   ir::Block &body = *loop.regions[0]->block;
   ir::Op *yield = body.terminator();
-  auto isWgmma = [&](const ir::Op &o) {
-    if (o.kind != ir::OpKind::Dot) return false;
-    const ir::Type &t = o.result()->type;
-    return gpu::dotRunsOnWgmma(o, opts.numWarps, opts.arch) && t.layout &&
-           t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false)) && !Geometry::of(o, opts.numWarps).transposed &&
-           !pipelinedWgmma.count(&o);
-  };
   std::vector<ir::Op *> dots;
   for (auto &o : body.ops)
-    if (isWgmma(*o)) dots.push_back(o.get());
+    if (wgmmaAccDot(*o) && !pipelinedWgmma.count(o.get())) dots.push_back(o.get());
   for (size_t i = 1; i < dots.size(); ++i) {
     ir::Op *first = dots[i - 1], *dot = dots[i];
     if (!Geometry::of(*dot, opts.numWarps).aRegs || deferredWait.count(first) || deferredDots.count(first)) continue;
@@ -706,10 +705,7 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
       return std::any_of(v->def->operands.begin(), v->def->operands.end(),
                          [&](const ir::Value *o) { return o->type.isTensor() && fromFirst(o, depth + 1); });
     };
-    const ir::Value *a = dot->operands[0];
-    bool invariant = a->isBlockArg() ? a->owner != &body && !isInsideBlock(a->owner, body)
-                                     : a->def->parent != &body && !isInsideBlock(a->def->parent, body);
-    if (!invariant && !fromFirst(a, 0)) continue;
+    if (!fromFirst(dot->operands[0], 0)) continue;
     deferredWait[first] = arg;
     deferredDots.insert(dot);
     deferredCarried.insert({&loop, j});
@@ -742,11 +738,7 @@ void Emitter::planRingOperands(ir::Op &loop) {
   };
   std::vector<Ring> rings;
   for (auto &o : body.ops) {
-    if (o->kind != ir::OpKind::Dot || !gpu::dotRunsOnWgmma(*o, opts.numWarps, opts.arch)) continue;
-    const Geometry geo = Geometry::of(*o, opts.numWarps);
-    const ir::Type &t = o->result()->type;
-    if (geo.transposed || !geo.aRegs || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false)))
-      continue;
+    if (!wgmmaAccDot(*o) || !Geometry::of(*o, opts.numWarps).aRegs) continue;
     std::vector<size_t> chain = asyncChain(loop, *o, 1);
     if (chain.empty()) continue;
     Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def)};

@@ -199,6 +199,13 @@ private:
     }
   }
 
+  /// Whether an access of vector width vec (in the default order or not)
+  /// takes a class's anchor from the best one so far: the widest wins,
+  /// among equally wide ones the default order.
+  static bool widerAccess(int vec, bool defaultOrder, int bestVec, bool bestDefaultOrder) {
+    return vec > bestVec || (vec == bestVec && defaultOrder && !bestDefaultOrder);
+  }
+
   /// The dimension order of the widest access (load or store) through each
   /// pointer class, by class root (ties: the default order first, as
   /// noteOp's anchor); only accesses that have an order to prefer: vector
@@ -216,9 +223,8 @@ private:
       int vec = axis_.vectorWidth(ptr, nullptr, (int)order[0]);
       if (vec < 2) continue;
       auto [it, fresh] = best.try_emplace(find(ptr), vec, order);
-      bool defaultOrder = order[0] == ptr->type.rank() - 1;
-      if (!fresh && (vec > it->second.first || (vec == it->second.first && defaultOrder &&
-                                                 it->second.second[0] != ptr->type.rank() - 1)))
+      int rank = ptr->type.rank();
+      if (!fresh && widerAccess(vec, order[0] == rank - 1, it->second.first, it->second.second[0] == rank - 1))
         it->second = {vec, order};
     }
     std::map<ir::Value *, std::vector<int64_t>> out;
@@ -409,7 +415,7 @@ private:
       ClassInfo *c = cls(ptr);
       // the widest access of the class anchors it; among equally wide ones
       // the first in the default order (as before orders were chosen)
-      if (vec > c->anchorVec || (vec == c->anchorVec && defaultOrder && !c->anchorDefaultOrder)) {
+      if (widerAccess(vec, defaultOrder, c->anchorVec, c->anchorDefaultOrder)) {
         c->anchorVec = vec;
         c->anchorDefaultOrder = defaultOrder;
         c->anchor = defaultBlocked(ptr->type.shape, numWarps_, vec, order);
@@ -546,15 +552,15 @@ private:
     if (a->type.elem.scalar == Scalar::F32 || !dotRunsOnWgmma(dot, numWarps_, arch_) || !r.layout ||
         !r.layout->equals(*wgmmaAccLayout(numWarps_, false)))
       return false;
+    // up from the dot to the nearest loop body: A defined in none of the
+    // blocks on the way is defined outside that loop
     const ir::Block *defBlock = a->isBlockArg() ? a->owner : a->def->parent;
-    const ir::Op *loop = nullptr;
     for (const ir::Block *blk = dot.parent; blk && blk->parent && blk->parent->parent; blk = blk->parent->parent->parent) {
       if (blk == defBlock) return false;
-      const ir::Op *owner = blk->parent->parent;
-      if (owner->kind == OpKind::For || owner->kind == OpKind::While) loop = owner;
-      if (loop) break;
+      OpKind owner = blk->parent->parent->kind;
+      if (owner == OpKind::For || owner == OpKind::While) return true;
     }
-    return loop != nullptr;
+    return false;
   }
 
   /// A store of a converted tensor-core accumulator whose pointers' class
