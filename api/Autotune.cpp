@@ -237,8 +237,9 @@ private:
 CompiledInfo run(Flow &f, size_t stage, Mode mode);
 
 /// The time of one config in ms: on the GPU the median of CUDA-event
-/// timings of single launches after a warm-up (counts from warmup= and
-/// rep= as Triton's do_bench); on the interpreter one wall-clock run.
+/// timings of single launches after a warm-up, each after an L2 flush
+/// (counts from warmup= and rep= and the flush as Triton's do_bench); on the
+/// interpreter one wall-clock run.
 double timeConfig(const Flow &g, size_t next, const host::AutotuneSpec &at, const Hooks &hooks) {
   Flow trial = g;
   const ContextImpl &ctx = *g.p.ctx;
@@ -253,9 +254,11 @@ double timeConfig(const Flow &g, size_t next, const host::AutotuneSpec &at, cons
   trial.lo.async = true;
   const cuda::Stream *stream = cudaStream(trial.lo.stream, &ctx);
   cuda::Event start(*ctx.driver), stop(*ctx.driver);
+  cuda::L2Flush flush(*ctx.driver); // each timed launch starts with a cold L2, as in do_bench
   auto timed = [&] {
     hooks.before();
     Flow once = trial;
+    flush.enqueue(stream);
     start.record(stream);
     run(once, next, Mode::Launch);
     stop.record(stream);

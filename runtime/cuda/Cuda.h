@@ -253,6 +253,9 @@ public:
   void copyFrom(const DeviceBuffer &src, size_t bytes);
   /// Sets every byte to `value`.
   void fill(uint8_t value);
+  /// Sets every 32-bit word to `value`, queued on `stream` (null: the
+  /// default stream); returns before the GPU has done it.
+  void fillAsync(uint32_t value, const Stream *stream = nullptr);
 
   api::CUdeviceptr devicePtr() const { return Ptr; }
   size_t size() const { return Bytes; }
@@ -264,6 +267,21 @@ private:
   Driver *Drv = nullptr;
   api::CUdeviceptr Ptr = 0;
   size_t Bytes = 0;
+};
+
+/// What triton.testing.do_bench does before each timed run: overwrite a
+/// 256 MiB buffer, so that every timed launch starts with a cold L2 (the
+/// H200's is 50 MiB) and the GPU is busy while the host prepares the launch
+/// (its host-side cost is then not timed). enqueue() queues the overwrite
+/// on `stream`; record the start event after it.
+class L2Flush {
+public:
+  static constexpr size_t Bytes = size_t(256) << 20;
+  explicit L2Flush(Driver &driver) : Buffer(driver, Bytes) {}
+  void enqueue(const Stream *stream = nullptr) { Buffer.fillAsync(0, stream); }
+
+private:
+  DeviceBuffer Buffer;
 };
 
 /// Copies `bytes` of device memory that no DeviceBuffer owns (a module's

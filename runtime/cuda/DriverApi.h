@@ -103,6 +103,8 @@ constexpr unsigned EventDefault = 0x0;
     CUresult (*)(CUdeviceptr, CUdeviceptr, size_t))                            \
   X(memsetD8, "cuMemsetD8_v2",                                                 \
     CUresult (*)(CUdeviceptr, unsigned char, size_t))                          \
+  X(memsetD32Async, "cuMemsetD32Async",                                       \
+    CUresult (*)(CUdeviceptr, unsigned, size_t, CUstream))                     \
   X(streamCreate, "cuStreamCreate", CUresult (*)(CUstream *, unsigned))        \
   X(streamDestroy, "cuStreamDestroy_v2", CUresult (*)(CUstream))               \
   X(streamSynchronize, "cuStreamSynchronize", CUresult (*)(CUstream))          \

@@ -95,6 +95,14 @@ void DeviceBuffer::fill(uint8_t value) {
   Drv->check(Drv->api().memsetD8(Ptr, value, Bytes), "cuMemsetD8");
 }
 
+void DeviceBuffer::fillAsync(uint32_t value, const Stream *stream) {
+  if (Bytes < 4)
+    return;
+  Drv->makeCurrent();
+  Drv->check(Drv->api().memsetD32Async(Ptr, value, Bytes / 4, stream ? stream->handle() : nullptr),
+             "cuMemsetD32Async");
+}
+
 void copyToHost(Driver &driver, void *dst, api::CUdeviceptr src, size_t bytes) {
   if (bytes == 0)
     return;

@@ -73,6 +73,7 @@ private:
   std::map<const sema::Program *, Program> programs_, checkPrograms_;
   std::map<uint64_t, std::unique_ptr<Mirror>> mirrors_; ///< by host base address
   Progress progress_;
+  std::optional<cuda::L2Flush> l2Flush_; ///< bench: overwritten before each timed launch
   int launches_ = 0;
 };
 

@@ -358,7 +358,8 @@ int main(int argc, char **argv) {
   addDumpDir(run);
 
   CLI::App *bench = app.add_subcommand("bench", "run a .tile file's main() and time every launch");
-  bench->footer("On a GPU every launch is timed with CUDA events (5 warm-up launches, then --reps, median);\n"
+  bench->footer("On a GPU every launch is timed with CUDA events (5 warm-up launches, then --reps, median),\n"
+                "each after a 256 MiB L2 flush, as triton.testing.do_bench;\n"
                 "on the CPU interpreter each launch is timed once with the wall clock (not a GPU time).\n"
                 "bench_work(flops=N, bytes=N) in host code before a launch adds TFLOP/s and GB/s.\n"
                 "Example: tilec bench dsl_examples/vector_add.tile --reps 100");
@@ -386,6 +387,9 @@ int main(int argc, char **argv) {
   compile->add_option("--num-warps", topts.numWarps, "warps per program (default 4)")->check(CLI::IsMember({1, 2, 4, 8, 16, 32}));
   compile->add_option("--num-stages", topts.numStages, "software pipelining depth of loops (default 3; 1 = off)")
       ->check(CLI::Range(1, 8));
+  compile->add_option("--fp-fusion", topts.fpFusion,
+                      "contract a*b+c into fma, as Triton's enable_fp_fusion (default 1; TILE_DEFAULT_FP_FUSION=0 "
+                      "makes it 0)");
   compile->add_option("-o", output, "output file ('-' for stdout, the default)");
   compile->add_flag("--print-ir-after-all", popts.printAfterAll, "dump the IR after every pass, on stderr");
   compile->add_option("--print-ir-after", printAfter, "dump the IR after the named passes (sema, cse, tile-layouts, ...)")

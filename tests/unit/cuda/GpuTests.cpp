@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -129,6 +130,26 @@ TEST_CASE("device buffers round-trip, fill and copy") {
   CHECK(a.devicePtr() == 0);
   moved.copyToHost(back.data(), 4000);
   CHECK(back == host);
+}
+
+TEST_CASE("an async fill writes every word, in stream order") {
+  Driver *driver = gpuOrSkip();
+  if (!driver)
+    return;
+  DeviceBuffer b(*driver, 4002); // the last 2 bytes are not a whole word: untouched
+  b.fill(0xAB);
+  Stream stream(*driver);
+  b.fillAsync(0x01020304u, &stream);
+  stream.synchronize();
+  std::vector<uint32_t> back(1000, 0);
+  b.copyToHost(back.data(), 4000);
+  CHECK(std::count(back.begin(), back.end(), 0x01020304u) == 1000);
+  uint16_t tail = 0;
+  b.copyToHost(&tail, 2, 4000);
+  CHECK(tail == 0xABAB);
+  b.fillAsync(7); // the default stream; copyToHost waits for it
+  b.copyToHost(back.data(), 4000);
+  CHECK(std::count(back.begin(), back.end(), 7u) == 1000);
 }
 
 TEST_CASE("a PTX kernel runs on a 1-D grid") {
