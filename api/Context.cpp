@@ -252,6 +252,7 @@ const std::string &planKey(const detail::KernelState &st, const std::vector<Arg>
   key.clear();
   appendRaw(key, uint16_t(lo.numWarps));
   appendRaw(key, uint16_t(lo.numStages));
+  appendRaw(key, int8_t(lo.fpFusion));
   appendRaw(key, uint16_t(args.size()));
   for (size_t i = 0; i < args.size(); ++i)
     appendArgKey(key, args[i], i < st.paramConstexpr.size() && st.paramConstexpr[i], ctx, st.kernel->name);
@@ -295,8 +296,8 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
                             "Context::loadCompiled)\n",
                             kernel.name));
   std::string signature = spec.key();
-  std::string key = fmt::format("{}|{}|w{}|s{}|{}", kernel.name, signature, lo.numWarps, lo.numStages,
-                                ctx.pipeline.key());
+  std::string key = fmt::format("{}|{}|w{}|s{}|f{}|{}", kernel.name, signature, lo.numWarps, lo.numStages,
+                                lo.fpFusion, ctx.pipeline.key());
   {
     std::lock_guard lock(p.gpuMu);
     if (auto it = p.gpuKernels.find(key); it != p.gpuKernels.end()) return *it->second;
@@ -308,6 +309,7 @@ detail::GpuKernel &gpuKernel(detail::ProgramImpl &p, const ast::FunctionDef &ker
   target.arch = ctx.options.arch;
   target.numWarps = lo.numWarps;
   target.numStages = lo.numStages;
+  if (lo.fpFusion >= 0) target.fpFusion = lo.fpFusion == 1;
   std::optional<cuda::Module> module;
   driver::GpuKernel image =
       driver::compileToPtx(*p.program, kernel, spec, ctx.pipeline, target, *ctx.compiler, [&](const driver::GpuKernel &k) {

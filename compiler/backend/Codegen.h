@@ -6,16 +6,32 @@
 
 #include "ir/IR.h"
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 namespace tile::backend {
+
+/// TILE_DEFAULT_FP_FUSION=0 in the environment turns fp fusion off for
+/// every compile that does not choose (Triton's TRITON_DEFAULT_FP_FUSION);
+/// on otherwise.
+inline bool defaultFpFusion() {
+  static const bool on = [] {
+    const char *v = std::getenv("TILE_DEFAULT_FP_FUSION");
+    return !(v && (std::string(v) == "0" || std::string(v) == "off" || std::string(v) == "false"));
+  }();
+  return on;
+}
 
 struct TargetOptions {
   std::string arch = "sm_90a";
   int numWarps = 4;
   int numStages = 3;
   bool lineInfo = true;
+  /// Contract a*b+c into fma (LLVM's AllowFPOpFusion=Fast), as Triton's
+  /// enable_fp_fusion, whose default this follows; false keeps every
+  /// multiply and add rounded on its own.
+  bool fpFusion = defaultFpFusion();
 };
 
 struct KernelBinary {

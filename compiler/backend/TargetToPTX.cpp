@@ -47,7 +47,7 @@ void initOnce() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string &arch, Location loc) {
+std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string &arch, bool fpFusion, Location loc) {
   initOnce();
   static const char *known[] = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
   if (std::find(std::begin(known), std::end(known), arch) == std::end(known))
@@ -56,6 +56,10 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(const std::string &arch, 
   const llvm::Target *t = llvm::TargetRegistry::lookupTarget(kTriple, err);
   if (!t) fail(loc, "nvptx target unavailable: " + err);
   llvm::TargetOptions to;
+  // Fast: fmul+fadd become fma wherever LLVM sees the pair (Triton's
+  // enable_fp_fusion); Standard fuses only what the IR marks `contract`
+  // (nothing tile emits).
+  to.AllowFPOpFusion = fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
   return std::unique_ptr<llvm::TargetMachine>(
       t->createTargetMachine(kTriple, arch, ptxFeatures(arch), to, llvm::Reloc::PIC_, std::nullopt,
                              llvm::CodeGenOptLevel::Aggressive));
@@ -98,7 +102,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine 
 class NvptxKernel final : public LoweredKernel {
 public:
   NvptxKernel(const ir::Function &fn, const TargetOptions &opts) : loc_(fn.loc) {
-    tm_ = makeTargetMachine(opts.arch, fn.loc);
+    tm_ = makeTargetMachine(opts.arch, opts.fpFusion, fn.loc);
     m_ = build(ctx_, *tm_, fn, opts, &sharedBytes_);
   }
   std::string llvmText() const override { return print(*m_); }
@@ -136,7 +140,7 @@ const CodeGenerator &nvptxCodeGenerator() {
 }
 
 std::string emitLLVM(const ir::Function &fn, const TargetOptions &opts, bool opt) {
-  auto tm = makeTargetMachine(opts.arch, fn.loc);
+  auto tm = makeTargetMachine(opts.arch, opts.fpFusion, fn.loc);
   llvm::LLVMContext ctx;
   auto m = build(ctx, *tm, fn, opts, nullptr);
   if (opt) optimize(*m, *tm);
@@ -144,7 +148,7 @@ std::string emitLLVM(const ir::Function &fn, const TargetOptions &opts, bool opt
 }
 
 KernelBinary compileToPTX(const ir::Function &fn, const TargetOptions &opts) {
-  auto tm = makeTargetMachine(opts.arch, fn.loc);
+  auto tm = makeTargetMachine(opts.arch, opts.fpFusion, fn.loc);
   llvm::LLVMContext ctx;
   KernelBinary kb;
   kb.name = fn.name;

@@ -222,7 +222,8 @@ GpuKernel compileToPtx(const sema::Program &prog, const ast::FunctionDef &kernel
   bool dumping = !dumpDir().empty() || opts.printAfterAll || !opts.printAfter.empty() || !opts.printBefore.empty();
   CacheKey key;
   if (disk)
-    key = kernelCacheKey(prog, kernel, spec, opts, target.numWarps, target.numStages, target.arch, codegen.identity());
+    key = kernelCacheKey(prog, kernel, spec, opts, target.numWarps, target.numStages, target.arch,
+                         codegen.identity() + (target.fpFusion ? "" : " no-fp-fusion"));
   std::unique_ptr<ir::Function> fn = compileKernel(prog, kernel, spec, opts);
   if (disk && !dumping)
     if (std::optional<CachedKernel> hit = timed("disk-cache", [&] { return disk->load(key); })) {

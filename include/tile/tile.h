@@ -205,6 +205,10 @@ private:
 struct LaunchOptions {
   int numWarps = 4;
   int numStages = 3;
+  /// Triton's enable_fp_fusion (GPU): 1 contracts a*b+c into fma, 0 rounds
+  /// every multiply and add on its own, -1 the default: on, unless the
+  /// environment has TILE_DEFAULT_FP_FUSION=0.
+  int fpFusion = -1;
   /// Where the launch is queued (GPU); the default stream by default.
   Stream stream;
   /// Return once the launch is queued (GPU; the interpreter runs it at

@@ -167,6 +167,11 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
       req.numStages = launchOption(v, args.kwLocs[i], "num_stages");
       continue;
     }
+    if (name == "enable_fp_fusion") {
+      if (!v.is<bool>()) fail(args.kwLocs[i], fmt::format("enable_fp_fusion must be True or False, got {}", repr(v)));
+      req.fpFusion = v.as<bool>() ? 1 : 0;
+      continue;
+    }
     if (name == "num_ctas") {   // accepted as Triton's default; clusters are not supported
       if (launchOption(v, args.kwLocs[i], "num_ctas") != 1)
         fail(args.kwLocs[i], "not supported: num_ctas other than 1 (thread block clusters)");

@@ -27,6 +27,7 @@ struct LaunchRequest {
   std::vector<std::pair<std::string, sema::ArgValue>> keywords; ///< num_warps/num_stages removed
   int numWarps = 4;
   int numStages = 3;
+  int fpFusion = -1; ///< enable_fp_fusion=: 1 or 0; -1 not given (LaunchOptions::fpFusion)
   Location loc; ///< the launch call
   /// The launch's work as host code declared it with bench_work(flops=,
   /// bytes=) just before: tilec bench turns it into TFLOP/s and GB/s. 0: not
