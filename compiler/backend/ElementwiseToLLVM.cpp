@@ -8,6 +8,7 @@
 // are correctly rounded in every type.
 #include "backend/Emitter.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <fmt/format.h>
@@ -142,6 +143,34 @@ llvm::Value *Emitter::castScalar(const ir::Op &op, ElemType from, ElemType to, l
   return b.CreateFPTrunc(x, ty);
 }
 
+bool Emitter::packedDowncast(ElemType from, ElemType to) const {
+  // cvt.rn.{f16,bf16}x2.f32: sm_80 and later
+  bool narrow = !to.isPtr && (to.scalar == Scalar::F16 || to.scalar == Scalar::BF16);
+  return !from.isPtr && from.scalar == Scalar::F32 && narrow && opts.arch != "sm_75";
+}
+
+Regs Emitter::downcastPairs(const Regs &x, Scalar to) {
+  // Two f32 registers to one f16x2 / bf16x2 in one instruction (as
+  // Triton's casts; LLVM 19 rounds each on its own, cvt.rn.f16.f32, which
+  // ptxas does not pair): d's upper half is the first source's. Pure, so
+  // LLVM may still CSE, hoist or drop it.
+  bool half = to == Scalar::F16;
+  llvm::Type *pair = llvm::FixedVectorType::get(half ? b.getHalfTy() : b.getBFloatTy(), 2);
+  auto *fty = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy(), b.getFloatTy()}, false);
+  auto *cvt = llvm::InlineAsm::get(fty, half ? "cvt.rn.f16x2.f32 $0, $1, $2;" : "cvt.rn.bf16x2.f32 $0, $1, $2;",
+                                   "=r,f,f", /*hasSideEffects=*/false);
+  Regs out;
+  for (size_t r = 0; r + 1 < x.size(); r += 2) {
+    llvm::CallInst *c = b.CreateCall(cvt, {x[r + 1], x[r]});
+    c->setDoesNotAccessMemory();
+    c->setDoesNotThrow();
+    llvm::Value *v = b.CreateBitCast(c, pair);
+    out.push_back(b.CreateExtractElement(v, uint64_t(0)));
+    out.push_back(b.CreateExtractElement(v, uint64_t(1)));
+  }
+  return out;
+}
+
 llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) {
   if (op.kind == OpKind::Not) return b.CreateNot(x);
   if (t.isInt()) {
@@ -168,7 +197,10 @@ llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) 
   case OpKind::Rsqrt: r = b.CreateFDiv(llvm::ConstantFP::get(f->getType(), 1.0), unary(llvm::Intrinsic::sqrt)); break;
   case OpKind::Floor: r = unary(llvm::Intrinsic::floor); break;
   case OpKind::Ceil: r = unary(llvm::Intrinsic::ceil); break;
-  case OpKind::Exp2: r = approx(llvm::Intrinsic::nvvm_ex2_approx_f, f); break;
+  // exp2 flushes subnormal results to zero (ex2.approx.ftz, as Triton's
+  // tl.math.exp2): without .ftz ptxas brackets every MUFU.EX2 with a range
+  // test and two multiplies
+  case OpKind::Exp2: r = approx(llvm::Intrinsic::nvvm_ex2_approx_ftz_f, f); break;
   case OpKind::Exp:
     r = approx(llvm::Intrinsic::nvvm_ex2_approx_f, b.CreateFMul(f, llvm::ConstantFP::get(f->getType(), 1.4426950408889634)));
     break;
@@ -197,6 +229,10 @@ void Emitter::emitElementwise(ir::Op &op) {
   }
   size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
   ElemType t0 = op.operands.empty() ? rt.elem : op.operands[0]->type.elem;
+  if (op.kind == OpKind::Cast && n % 2 == 0 && packedDowncast(t0, rt.elem)) {
+    define(res, downcastPairs(in[0], rt.elem.scalar));
+    return;
+  }
   Regs out;
   for (size_t r = 0; r < n; ++r) {
     llvm::Value *v = nullptr;

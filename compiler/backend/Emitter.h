@@ -161,6 +161,9 @@ public:
                    const std::function<Regs(llvm::Value *, const Regs &)> &body);
 
   // ---- inline PTX
+  /// An f32 -> f16/bf16 cast that downcastPairs emits two at a time.
+  bool packedDowncast(ElemType from, ElemType to) const;
+  Regs downcastPairs(const Regs &x, Scalar to);
   llvm::Value *inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
                          llvm::ArrayRef<llvm::Value *> ins);
 

@@ -49,6 +49,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -327,13 +328,23 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   int64_t p0 = 2 * perBlock;
   bool regA = tf32 || geo.aRegs;
   int transB = geo.bKMajor ? 0 : 1;
-  std::string mmaText =
-      tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, 1, 1, 1;",
-                         mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4)
-      : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, 1, 1, 1, {};",
-                           mmaN, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, transB)
-             : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, 1, 1, 1, 0, {};", mmaN, ty,
-                           ty, regList, p0, p0 + 1, transB);
+  // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
+  auto mmaTextFor = [&](int scaleD) {
+    return tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1;",
+                              mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD)
+           : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1, {};",
+                                mmaN, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD, transB)
+                  : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1, 0, {};", mmaN,
+                                ty, ty, regList, p0, p0 + 1, scaleD, transB);
+  };
+  std::string mmaText = mmaTextFor(1);
+  // an accumulator of +0.0 constants (`tl.dot(a, b)` without acc): the
+  // first step ignores D (scale-d 0), so no register is zeroed for it
+  bool zeroAcc = std::all_of(cur.begin(), cur.end(), [](llvm::Value *v) {
+    auto *c = llvm::dyn_cast<llvm::ConstantFP>(v);
+    return c && c->isZero() && !c->isNegative();
+  });
+  std::string firstText = zeroAcc ? mmaTextFor(0) : mmaText;
   std::string mmaConstraints = outs + tied + (regA ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
   auto unpack = [&](llvm::Value *s) {
     Regs out;
@@ -355,13 +366,15 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
     for (int64_t ks = 0; ks < steps; ++ks) {
       std::vector<llvm::Value *> ins(c.begin(), c.end());
+      if (ks == 0 && zeroAcc)
+        for (llvm::Value *&x : ins) x = llvm::UndefValue::get(x->getType());
       if (regA) {
         for (llvm::Value *x : frags[size_t(m)][size_t(ks)]) ins.push_back(x);
       } else {
         ins.push_back(descA(m, ks));
       }
       ins.push_back(descB(ks));
-      c = unpack(convergent(inlinePtx(accTy, mmaText, mmaConstraints, ins)));
+      c = unpack(convergent(inlinePtx(accTy, ks == 0 ? firstText : mmaText, mmaConstraints, ins)));
     }
     blockAcc[size_t(m)] = c;
   }
