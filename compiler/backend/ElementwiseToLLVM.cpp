@@ -66,7 +66,11 @@ llvm::Value *Emitter::binaryScalar(const ir::Op &op, ElemType t, llvm::Value *x,
     case OpKind::Add: r = b.CreateFAdd(x, y); break;
     case OpKind::Sub: r = b.CreateFSub(x, y); break;
     case OpKind::Mul: r = b.CreateFMul(x, y); break;
-    case OpKind::Div: r = b.CreateFDiv(x, y); break;
+    case OpKind::Div:
+      // f32 `/` is div.full.f32 (about 2 ulp, as Triton's); tl.div_rn and
+      // fdiv(ieee_rounding=True) are correctly rounded (div.rn.f32)
+      r = s != Scalar::F64 && !(op.hasAttr("ieee") && op.boolAttr("ieee")) ? approxDiv(x, y) : b.CreateFDiv(x, y);
+      break;
     case OpKind::Rem: r = b.CreateFRem(x, y); break;
     case OpKind::Min: r = b.CreateBinaryIntrinsic(nan ? llvm::Intrinsic::minimum : llvm::Intrinsic::minnum, x, y); break;
     case OpKind::Max: r = b.CreateBinaryIntrinsic(nan ? llvm::Intrinsic::maximum : llvm::Intrinsic::maxnum, x, y); break;
@@ -141,6 +145,20 @@ llvm::Value *Emitter::castScalar(const ir::Op &op, ElemType from, ElemType to, l
   if (isNarrowFloat(from.scalar) && isNarrowFloat(to.scalar)) return b.CreateFPTrunc(b.CreateFPExt(x, b.getFloatTy()), ty);
   if (bitWidth(from.scalar) < bitWidth(to.scalar)) return b.CreateFPExt(x, ty);
   return b.CreateFPTrunc(x, ty);
+}
+
+llvm::Value *Emitter::approxDiv(llvm::Value *x, llvm::Value *y) {
+  // by a power of two: the exact product (what LLVM makes of x / 2.0)
+  if (auto *c = llvm::dyn_cast<llvm::ConstantFP>(y)) {
+    const llvm::APFloat &v = c->getValueAPF();
+    if (v.isFiniteNonZero() && v.getExactInverse(nullptr)) return b.CreateFDiv(x, y);
+  }
+  auto *fty = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy(), b.getFloatTy()}, false);
+  auto *div = llvm::InlineAsm::get(fty, "div.full.f32 $0, $1, $2;", "=f,f,f", /*hasSideEffects=*/false);
+  llvm::CallInst *c = b.CreateCall(div, {x, y});
+  c->setDoesNotAccessMemory();
+  c->setDoesNotThrow();
+  return c;
 }
 
 bool Emitter::packedDowncast(ElemType from, ElemType to) const {

@@ -161,6 +161,8 @@ public:
                    const std::function<Regs(llvm::Value *, const Regs &)> &body);
 
   // ---- inline PTX
+  /// x / y as div.full.f32 (f32 operands).
+  llvm::Value *approxDiv(llvm::Value *x, llvm::Value *y);
   /// An f32 -> f16/bf16 cast that downcastPairs emits two at a time.
   bool packedDowncast(ElemType from, ElemType to) const;
   Regs downcastPairs(const Regs &x, Scalar to);

@@ -79,6 +79,25 @@ size_t provenWidth(const Emitter &e, const Dist &d, int dim, const ir::Value *pt
 
 /// A run of n elements as 32-bit words, and back (for b32 vector asm).
 Regs toWords(Emitter &e, const Access &acc, const Regs &elems, size_t g, size_t n) {
+  // 16-bit elements that are the two halves of one word (a packed cast's
+  // extractelement 0 and 1 of one <2 x half>): that word, not a repacking
+  auto pairOf = [&](llvm::Value *lo, llvm::Value *hi) -> llvm::Value * {
+    auto *x = llvm::dyn_cast<llvm::ExtractElementInst>(lo), *y = llvm::dyn_cast<llvm::ExtractElementInst>(hi);
+    if (!x || !y || x->getVectorOperand() != y->getVectorOperand()) return nullptr;
+    auto *i = llvm::dyn_cast<llvm::ConstantInt>(x->getIndexOperand()), *j = llvm::dyn_cast<llvm::ConstantInt>(y->getIndexOperand());
+    auto *vt = llvm::cast<llvm::FixedVectorType>(x->getVectorOperand()->getType());
+    if (!i || !j || i->getZExtValue() != 0 || j->getZExtValue() != 1 || vt->getNumElements() != 2) return nullptr;
+    return e.b.CreateBitCast(x->getVectorOperand(), e.b.getInt32Ty());
+  };
+  if (acc.bytes == 2 && n % 2 == 0) {
+    Regs out;
+    for (size_t k = 0; k < n; k += 2) {
+      llvm::Value *w = pairOf(elems[g + k], elems[g + k + 1]);
+      if (!w) break;
+      out.push_back(w);
+    }
+    if (out.size() == n / 2) return out;
+  }
   auto *vty = llvm::FixedVectorType::get(acc.memTy, n);
   llvm::Value *v = llvm::PoisonValue::get(vty);
   for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, elems[g + k], k);
@@ -145,7 +164,15 @@ void provenStore(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *m
   if (!mask) {
     auto *vty = llvm::FixedVectorType::get(acc.memTy, n);
     llvm::Value *v = llvm::PoisonValue::get(vty);
-    for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, vals[g + k], k);
+    if (acc.bytes == 2 && n % 2 == 0) {
+      // 16-bit runs as 32-bit words (as the masked path): pairs that a
+      // packed cast made (cvt.rn.f16x2.f32) are stored as they are
+      Regs words = toWords(e, acc, vals, g, n);
+      v = llvm::PoisonValue::get(llvm::FixedVectorType::get(e.b.getInt32Ty(), unsigned(words.size())));
+      for (size_t k = 0; k < words.size(); ++k) v = e.b.CreateInsertElement(v, words[k], k);
+    } else {
+      for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, vals[g + k], k);
+    }
     e.b.CreateAlignedStore(v, ptr, llvm::Align(n * acc.bytes));
     return;
   }

@@ -212,8 +212,14 @@ Val mathPow(Lowerer &L, CallArgs &a) {
 }
 
 Val mathFdiv(Lowerer &L, CallArgs &a) {
+  // tl.div_rn and tl.fdiv(ieee_rounding=True): correctly rounded on the
+  // GPU (the `ieee` attribute); `/` and tl.fdiv otherwise: div.full.f32,
+  // about 2 ulp, as Triton
+  bool ieee = a.vals.size() < 3 || (a.has(2) && L.isTruthyConst(a[2], a.locs[2]));
   auto [x, y] = floatPair(L, a);
-  return Val::ir(L.at(a.loc).binary(OpKind::Div, x, y));
+  ir::Value *r = L.at(a.loc).binary(OpKind::Div, x, y);
+  if (ieee && r->def) r->def->attrs["ieee"] = true;
+  return Val::ir(r);
 }
 
 Val mathUmulhi(Lowerer &L, CallArgs &a) {

@@ -423,7 +423,11 @@ Val Lowerer::binaryOp(BinOpKind op, const Val &a, const Val &b, Location loc) {
     }
     return Val::ir(at(loc).binary(OpKind::Div, x, y));
   case BinOpKind::FloorDiv:
-    if (t.isFloat()) return Val::ir(at(loc).unary(OpKind::Floor, at(loc).binary(OpKind::Div, x, y)));
+    if (t.isFloat()) {   // floor of the correctly rounded quotient (6.0 // 3.0 is 2.0 on the GPU too)
+      ir::Value *q = at(loc).binary(OpKind::Div, x, y);
+      if (q->def) q->def->attrs["ieee"] = true;
+      return Val::ir(at(loc).unary(OpKind::Floor, q));
+    }
     return Val::ir(at(loc).binary(OpKind::Div, x, y));
   case BinOpKind::Mod: return Val::ir(at(loc).binary(OpKind::Rem, x, y));
   default: break;
