@@ -5,7 +5,9 @@
 // functions use PTX's approximate instructions (ex2/lg2/sin/cos.approx,
 // about 2 ulp in f32); in f64 they call libdevice (__nv_exp, ..., a few ulp;
 // Libdevice.cpp links it). sqrt and rsqrt (1 / sqrt, as the interpreter)
-// are correctly rounded in every type.
+// are correctly rounded in every type. Triton's conventions
+// (docs/language.md): f32 `/` is div.full.f32 unless the div op is `ieee`,
+// exp2 flushes subnormal results, f32 -> f16/bf16 casts go in pairs.
 #include "backend/Emitter.h"
 
 #include <llvm/IR/InlineAsm.h>
