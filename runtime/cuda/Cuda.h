@@ -273,11 +273,18 @@ private:
 /// 256 MiB buffer, so that every timed launch starts with a cold L2 (the
 /// H200's is 50 MiB) and the GPU is busy while the host prepares the launch
 /// (its host-side cost is then not timed). enqueue() queues the overwrite
-/// on `stream`; record the start event after it.
+/// on `stream`; record the start event after it. Where the device has no
+/// 256 MiB to spare, timings go on without the flush (active() false).
 class L2Flush {
 public:
   static constexpr size_t Bytes = size_t(256) << 20;
-  explicit L2Flush(Driver &driver) : Buffer(driver, Bytes) {}
+  explicit L2Flush(Driver &driver) {
+    try {
+      Buffer = DeviceBuffer(driver, Bytes);
+    } catch (const std::exception &) {   // out of memory: no flush
+    }
+  }
+  bool active() const { return Buffer.size() > 0; }
   void enqueue(const Stream *stream = nullptr) { Buffer.fillAsync(0, stream); }
 
 private:
