@@ -31,7 +31,7 @@ TEST_CASE("launch arguments and a callable grid are converted") {
                             "    grid = lambda META: (triton.cdiv(META['n'], META['BLOCK']),)\n"
                             "    add_kernel[grid](x, x, out, n, BLOCK=32, num_warps=8)\n"
                             "    add_kernel[(2, 3)](x, x, out, 1.5, BLOCK=tl.float32)\n"
-                            "    add_kernel[7](x, x, out, None, BLOCK='relu', num_stages=2)\n"
+                            "    add_kernel[7](x, x, out, None, BLOCK='relu', num_stages=2, enable_fp_fusion=False)\n"
                             "    print(x.data_ptr() == out.data_ptr())\n",
                         l);
   REQUIRE(r.error == "");
@@ -60,6 +60,9 @@ TEST_CASE("launch arguments and a callable grid are converted") {
   CHECK(l.requests[2].grid == std::array<int64_t, 3>{7, 1, 1});
   CHECK(l.requests[2].positional[3].value.isNone());
   CHECK(l.requests[2].numStages == 2);
+  CHECK(l.requests[2].fpFusion == 0);   // enable_fp_fusion=False: a launch option, not a keyword
+  CHECK(l.requests[2].keywords.size() == 1);
+  CHECK(a.fpFusion == -1);              // not given: the default
   CHECK(r.out == "False\n");
 }
 
@@ -77,6 +80,8 @@ TEST_CASE("bad launches are located errors") {
   CHECK(r.errLoc.col == 28); // the [x] argument
   r = runHost(pre + "    add_kernel(x, x, x, 4, BLOCK=4)\n");
   CHECK(r.error == "kernel 'add_kernel' must be launched with a grid: add_kernel[grid](...)");
+  r = runHost(pre + "    add_kernel[(1,)](x, x, x, 4, BLOCK=4, enable_fp_fusion=1)\n");
+  CHECK(r.error == "enable_fp_fusion must be True or False, got 1");
   r = runHost(pre + "    add_kernel[(1,)](x, x, x, 4, BLOCK=4, num_warps=0)\n");
   CHECK(r.error == "num_warps must be a positive int, got 0");
 }
