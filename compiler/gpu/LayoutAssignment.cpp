@@ -563,44 +563,48 @@ private:
     return false;
   }
 
+  /// The load of `body` that v is, or that v carries in (tile-pipeline's
+  /// prefetch: a loop argument that a load of the body yields, num_stages -
+  /// 1 ahead through a chain of arguments each yielding the next); null
+  /// otherwise.
+  static const ir::Op *carriedLoad(const ir::Value *v, const ir::Block &body) {
+    const ir::Op *yield = body.terminator();
+    for (int n = 0; n < 8 && v->isBlockArg() && v->owner == &body && v->index > 0 && yield; ++n)
+      v = yield->operands[v->index - 1];
+    return !v->isBlockArg() && v->def && v->def->parent == &body && v->def->kind == OpKind::Load ? v->def : nullptr;
+  }
+
+  /// Whether a load's runs of 16 bytes are proven (what the cp.async paths
+  /// need).
+  bool sixteenByteRuns(const ir::Op &load) {
+    const ir::Value *ptr = load.operands[0], *mask = load.operands.size() > 1 ? load.operands[1] : nullptr;
+    std::vector<int64_t> order = axis_.accessOrder(ptr);
+    return !order.empty() &&
+           axis_.vectorWidth(ptr, mask, int(order[0])) * byteSize(load.result()->type.elem.scalar) >= 16;
+  }
+
   /// Whether a wgmma dot's f16/bf16 A is computed in the dot's loop body
   /// from a load there through elementwise ops (`a.to(tl.float16)` of an
   /// f32 load, `a * scale`): then, as in Triton, A goes to the dot in
   /// registers (converted to the accumulator's fragment layout) and B keeps
   /// the cp.async path of register-A dots (a ring of its own), instead of
-  /// both being staged from registers.
+  /// both being staged from registers. Only where B can go by cp.async:
+  /// else both are staged either way, and registers for A only cost.
   bool computedWgmmaA(const ir::Op &dot) {
     ir::Value *a = dot.operands[0];
     const ir::Type &r = dot.result()->type;
     if (a->isBlockArg() || !a->def || a->def->parent != dot.parent || a->type.elem.scalar == Scalar::F32 ||
         !dotRunsOnWgmma(dot, numWarps_, arch_) || !r.layout || !r.layout->equals(*wgmmaAccLayout(numWarps_, false)))
       return false;
-    const ir::Block *body = dot.parent;
-    if (!body->parent || !body->parent->parent || body->parent->parent->kind != OpKind::For) return false;
-    // the load of the body that v is, or that v carries (tile-pipeline's
-    // prefetch: a loop argument a load there yields, maybe through others)
-    const ir::Op *yield = body->terminator();
-    auto loadOf = [&](const ir::Value *v) -> const ir::Op * {
-      // (num_stages - 1 ahead: a chain of loop arguments, each yielding the next)
-      for (int n = 0; n < 8 && v->isBlockArg() && v->owner == body && v->index > 0 && yield; ++n)
-        v = yield->operands[v->index - 1];
-      return !v->isBlockArg() && v->def && v->def->parent == body && v->def->kind == OpKind::Load ? v->def : nullptr;
-    };
-    // only where B can go by cp.async (16-byte runs proven): else both
-    // operands are staged from registers either way, and the register-A
-    // path only costs registers
-    const ir::Op *bLoad = loadOf(dot.operands[1]);
-    if (!bLoad) return false;
-    const ir::Value *bPtr = bLoad->operands[0], *bMask = bLoad->operands.size() > 1 ? bLoad->operands[1] : nullptr;
-    std::vector<int64_t> order = axis_.accessOrder(bPtr);
-    if (order.empty() || axis_.vectorWidth(bPtr, bMask, int(order[0])) * byteSize(dot.operands[1]->type.elem.scalar) < 16)
-      return false;
-    // elementwise steps (at most 8) from A up to a load of the same body
+    const ir::Block &body = *dot.parent;
+    if (!body.parent || !body.parent->parent || body.parent->parent->kind != OpKind::For) return false;
+    const ir::Op *bLoad = carriedLoad(dot.operands[1], body);
+    if (!bLoad || !sixteenByteRuns(*bLoad)) return false;
+    // elementwise steps (at most 8) from A up to a load of the body
     std::function<bool(const ir::Value *, int)> fromLoad = [&](const ir::Value *v, int depth) {
-      if (depth > 0 && loadOf(v)) return true;
-      if (v->isBlockArg() || !v->def || v->def->parent != body || depth > 8) return false;
-      if (v->def->kind == OpKind::Load) return false;
-      if (!isElementwise(v->def->kind)) return false;
+      if (depth > 0 && carriedLoad(v, body)) return true;
+      if (v->isBlockArg() || !v->def || v->def->parent != &body || depth > 8 || !isElementwise(v->def->kind))
+        return false;
       return std::any_of(v->def->operands.begin(), v->def->operands.end(), [&](const ir::Value *o) {
         return o->type.isTensor() && o->type.shape == v->type.shape && fromLoad(o, depth + 1);
       });
