@@ -10,7 +10,6 @@
 // exp2 flushes subnormal results, f32 -> f16/bf16 casts go in pairs.
 #include "backend/Emitter.h"
 
-#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <fmt/format.h>
@@ -155,12 +154,7 @@ llvm::Value *Emitter::approxDiv(llvm::Value *x, llvm::Value *y) {
     const llvm::APFloat &v = c->getValueAPF();
     if (v.isFiniteNonZero() && v.getExactInverse(nullptr)) return b.CreateFDiv(x, y);
   }
-  auto *fty = llvm::FunctionType::get(b.getFloatTy(), {b.getFloatTy(), b.getFloatTy()}, false);
-  auto *div = llvm::InlineAsm::get(fty, "div.full.f32 $0, $1, $2;", "=f,f,f", /*hasSideEffects=*/false);
-  llvm::CallInst *c = b.CreateCall(div, {x, y});
-  c->setDoesNotAccessMemory();
-  c->setDoesNotThrow();
-  return c;
+  return purePtx(b.getFloatTy(), "div.full.f32 $0, $1, $2;", "=f,f,f", {x, y});
 }
 
 bool Emitter::packedDowncast(ElemType from, ElemType to) const {
@@ -172,19 +166,13 @@ bool Emitter::packedDowncast(ElemType from, ElemType to) const {
 Regs Emitter::downcastPairs(const Regs &x, Scalar to) {
   // Two f32 registers to one f16x2 / bf16x2 in one instruction (as
   // Triton's casts; LLVM 19 rounds each on its own, cvt.rn.f16.f32, which
-  // ptxas does not pair): d's upper half is the first source's. Pure, so
-  // LLVM may still CSE, hoist or drop it.
+  // ptxas does not pair): d's upper half is the first source's.
   bool half = to == Scalar::F16;
   llvm::Type *pair = llvm::FixedVectorType::get(half ? b.getHalfTy() : b.getBFloatTy(), 2);
-  auto *fty = llvm::FunctionType::get(b.getInt32Ty(), {b.getFloatTy(), b.getFloatTy()}, false);
-  auto *cvt = llvm::InlineAsm::get(fty, half ? "cvt.rn.f16x2.f32 $0, $1, $2;" : "cvt.rn.bf16x2.f32 $0, $1, $2;",
-                                   "=r,f,f", /*hasSideEffects=*/false);
+  const char *text = half ? "cvt.rn.f16x2.f32 $0, $1, $2;" : "cvt.rn.bf16x2.f32 $0, $1, $2;";
   Regs out;
   for (size_t r = 0; r + 1 < x.size(); r += 2) {
-    llvm::CallInst *c = b.CreateCall(cvt, {x[r + 1], x[r]});
-    c->setDoesNotAccessMemory();
-    c->setDoesNotThrow();
-    llvm::Value *v = b.CreateBitCast(c, pair);
+    llvm::Value *v = b.CreateBitCast(purePtx(b.getInt32Ty(), text, "=r,f,f", {x[r + 1], x[r]}), pair);
     out.push_back(b.CreateExtractElement(v, uint64_t(0)));
     out.push_back(b.CreateExtractElement(v, uint64_t(1)));
   }

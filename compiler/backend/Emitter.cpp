@@ -401,8 +401,8 @@ Regs Emitter::countedLoop(int64_t start, int64_t end, const Regs &init,
 
 // ---------------------------------------------------------------- inline PTX, floats
 
-llvm::Value *Emitter::inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
-                                llvm::ArrayRef<llvm::Value *> ins) {
+llvm::CallInst *Emitter::asmCall(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                                 llvm::ArrayRef<llvm::Value *> ins, bool sideEffects) {
   std::vector<llvm::Type *> tys;
   for (llvm::Value *v : ins) tys.push_back(v->getType());
   auto *fty = llvm::FunctionType::get(ret ? ret : b.getVoidTy(), tys, false);
@@ -410,8 +410,20 @@ llvm::Value *Emitter::inlinePtx(llvm::Type *ret, const std::string &text, const 
     std::string msg = llvm::toString(std::move(e));
     TILE_ASSERT(false, msg.c_str());
   }
-  auto *ia = llvm::InlineAsm::get(fty, text, constraints, /*hasSideEffects=*/true);
-  return b.CreateCall(ia, ins);
+  return b.CreateCall(llvm::InlineAsm::get(fty, text, constraints, sideEffects), ins);
+}
+
+llvm::Value *Emitter::inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                                llvm::ArrayRef<llvm::Value *> ins) {
+  return asmCall(ret, text, constraints, ins, /*sideEffects=*/true);
+}
+
+llvm::Value *Emitter::purePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                              llvm::ArrayRef<llvm::Value *> ins) {
+  llvm::CallInst *c = asmCall(ret, text, constraints, ins, /*sideEffects=*/false);
+  c->setDoesNotAccessMemory();
+  c->setDoesNotThrow();
+  return c;
 }
 
 llvm::Value *Emitter::toF32(llvm::Value *v, Scalar s) { return isNarrowFloat(s) ? b.CreateFPExt(v, b.getFloatTy()) : v; }

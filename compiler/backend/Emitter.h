@@ -168,6 +168,12 @@ public:
   Regs downcastPairs(const Regs &x, Scalar to);
   llvm::Value *inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
                          llvm::ArrayRef<llvm::Value *> ins);
+  /// An instruction with no side effects that touches no memory: LLVM may
+  /// CSE, hoist or drop it.
+  llvm::Value *purePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                       llvm::ArrayRef<llvm::Value *> ins);
+  llvm::CallInst *asmCall(llvm::Type *ret, const std::string &text, const std::string &constraints,
+                          llvm::ArrayRef<llvm::Value *> ins, bool sideEffects);
 
   // ---- libdevice (Libdevice.cpp)
   /// Calls the libdevice function `fnName` (same type in and out); fails at

@@ -162,17 +162,12 @@ Regs provenLoad(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *ma
 void provenStore(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *mask, const Regs &vals, size_t g,
                  size_t n) {
   if (!mask) {
-    auto *vty = llvm::FixedVectorType::get(acc.memTy, n);
-    llvm::Value *v = llvm::PoisonValue::get(vty);
-    if (acc.bytes == 2 && n % 2 == 0) {
-      // 16-bit runs as 32-bit words (as the masked path): pairs that a
-      // packed cast made (cvt.rn.f16x2.f32) are stored as they are
-      Regs words = toWords(e, acc, vals, g, n);
-      v = llvm::PoisonValue::get(llvm::FixedVectorType::get(e.b.getInt32Ty(), unsigned(words.size())));
-      for (size_t k = 0; k < words.size(); ++k) v = e.b.CreateInsertElement(v, words[k], k);
-    } else {
-      for (size_t k = 0; k < n; ++k) v = e.b.CreateInsertElement(v, vals[g + k], k);
-    }
+    // 16-bit runs go as 32-bit words (as the masked path): pairs that a
+    // packed cast made (cvt.rn.f16x2.f32) are stored as they are
+    bool words = acc.bytes == 2 && n % 2 == 0;
+    Regs parts = words ? toWords(e, acc, vals, g, n) : Regs(vals.begin() + long(g), vals.begin() + long(g + n));
+    llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(words ? e.b.getInt32Ty() : acc.memTy, unsigned(parts.size())));
+    for (size_t k = 0; k < parts.size(); ++k) v = e.b.CreateInsertElement(v, parts[k], k);
     e.b.CreateAlignedStore(v, ptr, llvm::Align(n * acc.bytes));
     return;
   }

@@ -274,7 +274,7 @@ private:
 /// H200's is 50 MiB) and the GPU is busy while the host prepares the launch
 /// (its host-side cost is then not timed). enqueue() queues the overwrite
 /// on `stream`; record the start event after it. Where the device has no
-/// 256 MiB to spare, timings go on without the flush (active() false).
+/// 256 MiB to spare, timings go on without the flush.
 class L2Flush {
 public:
   static constexpr size_t Bytes = size_t(256) << 20;
@@ -284,7 +284,6 @@ public:
     } catch (const std::exception &) {   // out of memory: no flush
     }
   }
-  bool active() const { return Buffer.size() > 0; }
   void enqueue(const Stream *stream = nullptr) { Buffer.fillAsync(0, stream); }
 
 private:
