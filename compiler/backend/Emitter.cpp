@@ -3,6 +3,7 @@
 // round trips and register remapping between layouts, and op dispatch.
 #include "backend/Emitter.h"
 #include "backend/ScanAtomicToLLVM.h"
+#include "gpu/LayoutAssignment.h"
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -284,7 +285,7 @@ void Emitter::beginSharedUse() {
 }
 
 int64_t Emitter::sharedLimit() const {
-  return opts.arch.rfind("sm_9", 0) == 0 ? 232448 : opts.arch == "sm_80" || opts.arch == "sm_87" ? 166912 : 101376;
+  return gpu::sharedMemoryLimit(opts.arch);
 }
 
 void Emitter::alignShared(unsigned bytes) {
@@ -293,8 +294,10 @@ void Emitter::alignShared(unsigned bytes) {
 }
 
 void Emitter::needShared(int64_t bytes, Location loc, const std::string &what) {
-  sharedBytes = std::max(sharedBytes, bytes);
-  int64_t limit = sharedLimit(), total = sharedBytes + staticSharedBytes + (dotBufferBytes ? dotBufferBytes + 1023 : 0);
+  int64_t &used = freeScratch() ? freeSharedBytes : sharedBytes;
+  used = std::max(used, bytes);
+  int64_t limit = sharedLimit(),
+          total = std::max(sharedBytes + (dotBufferBytes ? dotBufferBytes + 1023 : 0), freeSharedBytes) + staticSharedBytes;
   if (total > limit)
     fail(loc, fmt::format("kernel needs {} bytes of shared memory{}; {} allows {}", total,
                           what.empty() ? "" : " (" + what + ")", opts.arch, limit));
@@ -503,7 +506,7 @@ int Emitter::emitKernel() {
   if (dotBufferAt) {   // the operand buffers go after the scratch uses
     int64_t at = (sharedBytes + 1023) / 1024 * 1024;
     dotBufferAt->setInitializer(b.getInt32(static_cast<uint32_t>(at)));
-    sharedBytes = at + dotBufferBytes;
+    sharedBytes = std::max(at + dotBufferBytes, freeSharedBytes);
   }
 
   llvm::NamedMDNode *ann = mod.getOrInsertNamedMetadata("nvvm.annotations");

@@ -256,6 +256,14 @@ public:
   llvm::Value *dotBuffers(int64_t bytes, Location loc);
   int64_t dotBufferBytes = 0;   ///< the most ever reserved at once
   int64_t dotBufferTop = 0;     ///< reserved now (rings of a finished loop are given back)
+  /// Scratch uses outside every loop while no dot buffer is reserved,
+  /// after rings were given back (an epilogue's convert after the K loop),
+  /// may overlap the dot buffers' memory: their bytes count apart, and the
+  /// next dot buffer reserved after such a use waits at a barrier for its
+  /// readers (dotBuffers).
+  int64_t freeSharedBytes = 0;
+  bool ringsReleased = false;
+  bool freeScratch() const { return ringsReleased && dotBufferTop == 0 && loops.empty(); }
   /// Per loop with rings of its own (planRingOperands): its ring dots; per
   /// ring dot: where its ring starts among the dot buffers.
   std::map<const ir::Op *, std::vector<const ir::Op *>> loopRings;
@@ -273,7 +281,7 @@ public:
   /// iteration's buffer). planAsyncOperands finds them before emission.
   struct AsyncOperand {
     const ir::Op *dot;
-    int operand;      ///< 0: a, 1: b
+    int operand;      ///< 0: a, 1: b, 2: a register ring's tile (`dot` is its convert)
     int stage;        ///< before the loop: the iteration (0 .. depth-1) it loads; -1: in the body
   };
   /// Per async dot: how many iterations ahead its tiles are loaded (the
@@ -289,6 +297,36 @@ public:
   /// tile of this iteration first) when every tile of it can go by
   /// cp.async to dot's staging layout; empty otherwise.
   std::vector<size_t> asyncChain(ir::Op &loop, const ir::Op &dot, int k);
+  /// The carried chain of `v` (as asyncChain) that `consumer` alone reads,
+  /// each tile from a load that `qualifies` (value, its block, its one user).
+  using LoadTest = std::function<bool(const ir::Value *, const ir::Block &, const ir::Op *)>;
+  std::vector<size_t> carriedChain(ir::Op &loop, const ir::Op &consumer, const ir::Value *v, const LoadTest &qualifies);
+  /// Register rings: a convert_layout of a carried tile into a ring dot's
+  /// A fragment layout (computed A, LayoutAssignment's computedWgmmaA)
+  /// whose tiles cp.async copies into a ring of their own; the convert
+  /// reads its iteration's slot with ld.shared (Triton's local_load). Off
+  /// when the kernel is emitted again because the rings did not fit.
+  bool registerRings = true;
+  bool usedRegisterRings = false;
+  /// The carried chain of a convert's operand when it can be a register
+  /// ring; empty otherwise.
+  std::vector<size_t> registerRingChain(ir::Op &loop, const ir::Op &convert);
+  /// Whether the load defining v (in scope, used by onlyUser alone) can go
+  /// by cp.async: 16-byte chunks along `along` proven contiguous, aligned
+  /// and uniformly masked, `other` zero (cp.async's zero fill).
+  bool copiesBy16Bytes(const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser, int along);
+  /// cp.async of each 16-byte chunk of load's tile to base + offset(its
+  /// coordinates), src-size 0 where masked off.
+  using ChunkOffset = std::function<llvm::Value *(const std::vector<llvm::Value *> &)>;
+  void copyChunks(ir::Op &load, llvm::Value *base, const ChunkOffset &offset);
+  /// A register ring's cp.async of one tile, and the convert's read.
+  void emitRingCopy(ir::Op &load, const AsyncOperand &a);
+  void emitRingRead(ir::Op &convert);
+  /// The ring of `consumer` (a ring dot or a register ring's convert), in
+  /// the dot buffers, reserved at its first copy (before the loop).
+  llvm::Value *ringRegion(const ir::Op &consumer, int64_t bytes, Location loc);
+  /// cp.async.wait_group n.
+  void asyncWaitGroup(int n);
   void markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vector<size_t> &chain);
   /// The dots of loop (none in flight) with A from registers whose B goes
   /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).

@@ -61,6 +61,7 @@ void Emitter::emitViaShared(ir::Op &op) {
   ir::Value *src = op.operands[0], *r = op.result();
   Dist to = dist(r->type);
   if (op.kind == ir::OpKind::ConvertLayout) {
+    if (asyncDepth.count(&op)) return emitRingRead(op);   // a register ring's tile, in shared memory
     define(r, regsAs(src, r->type));
     return;
   }

@@ -88,14 +88,31 @@ std::string print(const llvm::Module &m) {
 
 std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const ir::Function &fn,
                                     const TargetOptions &opts, int *sharedBytes) {
-  auto m = std::make_unique<llvm::Module>(fn.name, ctx);
-  m->setTargetTriple(kTriple);
-  m->setDataLayout(tm.createDataLayout());
-  Emitter e(*m, fn, opts);
-  int smem = e.emitKernel();
-  if (sharedBytes) *sharedBytes = smem;
-  if (!e.libdevicePath.empty()) linkLibdevice(*m, e.libdevicePath, fn.loc);
-  return m;
+  auto emit = [&](bool registerRings, bool *usedRings) {
+    auto m = std::make_unique<llvm::Module>(fn.name, ctx);
+    m->setTargetTriple(kTriple);
+    m->setDataLayout(tm.createDataLayout());
+    Emitter e(*m, fn, opts);
+    e.registerRings = registerRings;
+    try {
+      int smem = e.emitKernel();
+      if (sharedBytes) *sharedBytes = smem;
+    } catch (const CompileError &) {
+      *usedRings = e.usedRegisterRings;
+      throw;
+    }
+    if (!e.libdevicePath.empty()) linkLibdevice(*m, e.libdevicePath, fn.loc);
+    return m;
+  };
+  bool usedRings = false;
+  try {
+    return emit(true, &usedRings);
+  } catch (const CompileError &) {
+    // register rings (computed dot operands in shared memory) that do not
+    // fit beside the rest: the kernel without them
+    if (!usedRings) throw;
+    return emit(false, &usedRings);
+  }
 }
 
 /// The module of one kernel and what it was built with, stage by stage.

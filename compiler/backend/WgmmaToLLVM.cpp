@@ -540,12 +540,14 @@ void Emitter::releaseRings(const ir::Op &loop) {
   for (const ir::Op *dot : it->second)
     if (auto at = ringAt.find(dot); at != ringAt.end()) first = std::min(first, at->second);
   dotBufferTop = first;   // the rings were the last buffers reserved: their copies started just before the loop
+  ringsReleased |= dotBufferTop == 0;
 }
 
 llvm::Value *Emitter::dotBuffers(int64_t bytes, Location loc) {
   if (!dotBufferAt)
     dotBufferAt = new llvm::GlobalVariable(mod, b.getInt32Ty(), /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
                                            b.getInt32(0), "dot_buffers_at");
+  if (freeSharedBytes > 0 && !smemClean) barrier();   // a scratch use over these bytes may still be read
   int64_t at = dotBufferTop;
   dotBufferTop += (bytes + 1023) / 1024 * 1024;
   dotBufferBytes = std::max(dotBufferBytes, dotBufferTop);
@@ -591,27 +593,35 @@ bool isZeroConstant(const ir::Value *v) {
 } // namespace
 
 std::vector<size_t> Emitter::asyncChain(ir::Op &loop, const ir::Op &dot, int k) {
-  ir::Block &blk = *loop.parent, &body = *loop.regions[0]->block;
-  ir::Op *yield = body.terminator();
   const Geometry geo = Geometry::of(dot, opts.numWarps);
   // a load qualifies when it moves 16-byte chunks proven contiguous,
   // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
+  int along = k == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
   auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
-    const ir::Op *ld = v->def;
-    if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
-    if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
-    std::vector<const ir::Op *> users;
-    usesOf(v, scope, users);
-    if (users.size() != 1 || users[0] != onlyUser) return false;
-    size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
-    int along = k == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
-    if (contiguousRun(dist(v->type), chunk, /*aligned=*/true, along) != chunk) return false;
-    return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr, along) >= int(chunk);
+    return copiesBy16Bytes(v, scope, onlyUser, along);
   };
-  // the carried tiles of iterations i, i + 1, ... (the first feeds the dot,
-  // each next one is yielded into the one before, the newest comes from a
-  // load in the body), each loaded before the loop too
-  const ir::Value *v = dot.operands[size_t(k)];
+  return carriedChain(loop, dot, dot.operands[size_t(k)], qualifies);
+}
+
+bool Emitter::copiesBy16Bytes(const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser, int along) {
+  const ir::Op *ld = v->def;
+  if (!ld || ld->kind != ir::OpKind::Load || ld->parent != &scope) return false;
+  if (ld->operands.size() > 2 && !isZeroConstant(ld->operands[2])) return false;
+  std::vector<const ir::Op *> users;
+  usesOf(v, scope, users);
+  if (users.size() != 1 || users[0] != onlyUser) return false;
+  size_t chunk = size_t(16 / byteSize(v->type.elem.scalar));
+  if (contiguousRun(dist(v->type), chunk, /*aligned=*/true, along) != chunk) return false;
+  return axis.vectorWidth(ld->operands[0], ld->operands.size() > 1 ? ld->operands[1] : nullptr, along) >= int(chunk);
+}
+
+std::vector<size_t> Emitter::carriedChain(ir::Op &loop, const ir::Op &consumer, const ir::Value *v,
+                                          const LoadTest &qualifies) {
+  // the carried tiles of iterations i, i + 1, ... (the first feeds the
+  // consumer, each next one is yielded into the one before, the newest
+  // comes from a load in the body), each loaded before the loop too
+  ir::Block &blk = *loop.parent, &body = *loop.regions[0]->block;
+  ir::Op *yield = body.terminator();
   std::vector<size_t> chain;
   bool ok = true;
   while (ok && v->isBlockArg() && v->owner == &body && v->index > 0) {
@@ -619,7 +629,7 @@ std::vector<size_t> Emitter::asyncChain(ir::Op &loop, const ir::Op &dot, int k) 
     std::vector<const ir::Op *> users, after;
     usesOf(v, body, users);
     usesOf(loop.results[j].get(), blk, after);
-    ok = users.size() == 1 && users[0] == (chain.empty() ? &dot : yield) && after.empty() &&
+    ok = users.size() == 1 && users[0] == (chain.empty() ? &consumer : yield) && after.empty() &&
          qualifies(loop.operands[3 + j], blk, &loop) && chain.size() < 8;
     chain.push_back(j);
     v = yield->operands[j];
@@ -745,19 +755,29 @@ void Emitter::planRingOperands(ir::Op &loop) {
     return n;
   };
   struct Ring {
-    const ir::Op *dot;
+    const ir::Op *dot;   ///< its consumer: a dot (B's ring) or a convert (a register ring)
     std::vector<size_t> chain;
-    size_t at, issue;   ///< body positions of the dot and of its next tile's load
+    size_t at, issue;   ///< body positions of the consumer and of its next tile's load
+    int operand;        ///< AsyncOperand::operand
   };
   std::vector<Ring> rings;
   for (auto &o : body.ops) {
     if (!wgmmaAccDot(*o) || !Geometry::of(*o, opts.numWarps).aRegs) continue;
     std::vector<size_t> chain = asyncChain(loop, *o, 1);
     if (chain.empty()) continue;
-    Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def)};
+    Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def), 1};
     if (r.issue > r.at) rings.push_back(r);
   }
   if (rings.empty()) return;
+  // a computed A's tile (LayoutAssignment's computedWgmmaA) beside its
+  // dot's B ring
+  for (auto &o : body.ops) {
+    if (o->kind != ir::OpKind::ConvertLayout) continue;
+    std::vector<size_t> chain = registerRingChain(loop, *o);
+    if (chain.empty()) continue;
+    Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def), 2};
+    if (r.issue > r.at) rings.push_back(r);
+  }
   // the wait before each dot: cp.async.wait_group N lets the N groups
   // committed last stay in flight, so N = the fewest groups committed
   // after the dot's own tile, over the iterations whose tile came from the
@@ -779,7 +799,8 @@ void Emitter::planRingOperands(ir::Op &loop) {
       for (size_t p = 0; p < prologue.size(); ++p)
         if (prologue[p].second == std::make_pair(r, i))
           n = std::min(n, int64_t(prologue.size() - 1 - p + k * i + before));
-    markAsync(loop, rings[r].dot, 1, rings[r].chain);
+    markAsync(loop, rings[r].dot, rings[r].operand, rings[r].chain);
+    usedRegisterRings |= rings[r].operand == 2;
     loopRings[&loop].push_back(rings[r].dot);
     asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
     ringSlots[rings[r].dot] = int(d) + 1;
@@ -807,7 +828,21 @@ void Emitter::planRingOperands(ir::Op &loop) {
   }
 }
 
+llvm::Value *Emitter::ringRegion(const ir::Op &consumer, int64_t bytes, Location loc) {
+  if (!ringBase.count(&consumer)) {   // before the loop
+    ringAt[&consumer] = dotBufferTop;
+    ringBase[&consumer] = dotBuffers(ringSlots.at(&consumer) * bytes, loc);
+  }
+  return ringBase.at(&consumer);
+}
+
+void Emitter::asyncWaitGroup(int n) {
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
+               {b.getInt32(uint32_t(n))});
+}
+
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
+  if (a.operand == 2) return emitRingCopy(load, a);
   const ir::Op &dot = *a.dot;
   const Geometry geo = Geometry::of(dot, opts.numWarps);
   int64_t bytes = geo.bytes();
@@ -815,11 +850,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {
-    if (!ringBase.count(&dot)) {   // before the loop
-      ringAt[&dot] = dotBufferTop;
-      ringBase[&dot] = dotBuffers(ring * bytes, load.loc);
-    }
-    region = ringBase.at(&dot);
+    region = ringRegion(dot, bytes, load.loc);
   } else {
     alignShared(1024);
     needShared(ring * bytes, load.loc,
@@ -835,6 +866,18 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region,
                                   b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? geo.offB() : 0)));
   Tiles tiles{*this, geo, opts.numWarps};
+  copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) {
+    return a.operand == 0 ? tiles.offsetA(c[0], c[1]) : tiles.offsetB(c[0], c[1]);
+  });
+  // one commit group per iteration's pair of tiles (a and b), so that the
+  // dot can wait for its own iteration's with wait_group depth - 1; one per
+  // tile in a ring of its own (asyncWait counts them)
+  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0)
+    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  defineVirtual(load.result());
+}
+
+void Emitter::copyChunks(ir::Op &load, llvm::Value *base, const ChunkOffset &offset) {
   ir::Value *res = load.result();
   ir::Type pt = res->type, mt = res->type;
   pt.elem = load.operands[0]->type.elem;
@@ -844,9 +887,8 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   Dist d = dist(res->type);
   auto crd = coords(d);
   Regs owner = owners(d);   // a replicated tile's chunk is copied by its owner alone
-  for (size_t g = 0; g < ptrs.size(); g += size_t(16 / geo.esize)) {
-    llvm::Value *off = a.operand == 0 ? tiles.offsetA(crd[g][0], crd[g][1]) : tiles.offsetB(crd[g][0], crd[g][1]);
-    llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, off);
+  for (size_t g = 0; g < ptrs.size(); g += size_t(16 / byteSize(res->type.elem.scalar))) {
+    llvm::Value *dst = b.CreateGEP(b.getInt8Ty(), base, offset(crd[g]));
     llvm::Value *size = masks.empty() ? i32(16) : b.CreateSelect(masks[g], i32(16), i32(0));
     if (owner.empty())
       inlinePtx(nullptr, "cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,~{memory}", {dst, ptrs[g], size});
@@ -854,12 +896,89 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
       inlinePtx(nullptr, "@$3 cp.async.cg.shared.global [$0], [$1], 16, $2;", "r,l,r,b,~{memory}",
                 {dst, ptrs[g], size, owner[g]});
   }
-  // one commit group per iteration's pair of tiles (a and b), so that the
-  // dot can wait for its own iteration's with wait_group depth - 1; one per
-  // tile in a ring of its own (asyncWait counts them)
-  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0)
-    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
-  defineVirtual(res);
+}
+
+// ------------------------------------------------------------ register rings
+
+namespace {
+
+/// A register ring's tile in shared memory: rows along the tile's
+/// contiguous dim (`along`, the load layout's fastest), the 16-byte chunks
+/// of row r stored at chunk c ^ (r % S), S = min(8, chunks a row), so that
+/// the fragment layout's reads (8 rows, 4 threads a row, 4 or 8 bytes
+/// each) fall in distinct banks.
+struct RingTile {
+  int along;
+  int64_t esize, rowBytes, bytes;
+
+  static RingTile of(const ir::Type &t) {
+    int along = fastestDim(t);
+    int64_t esize = byteSize(t.elem.scalar);
+    return {along, esize, t.shape[size_t(along)] * esize, t.numElements() * esize};
+  }
+  llvm::Value *offset(Emitter &e, const std::vector<llvm::Value *> &crd) const {
+    llvm::Value *row = crd[size_t(1 - along)], *byte = e.b.CreateMul(crd[size_t(along)], e.i32(esize));
+    int64_t spread = std::min<int64_t>(8, rowBytes / 16);
+    llvm::Value *chunk = e.b.CreateXor(e.b.CreateLShr(byte, e.i32(4)), e.b.CreateAnd(row, e.i32(spread - 1)));
+    llvm::Value *inRow = e.b.CreateOr(e.b.CreateShl(chunk, e.i32(4)), e.b.CreateAnd(byte, e.i32(15)));
+    return e.b.CreateAdd(e.b.CreateMul(row, e.i32(rowBytes)), inRow);
+  }
+};
+
+} // namespace
+
+std::vector<size_t> Emitter::registerRingChain(ir::Op &loop, const ir::Op &convert) {
+  const ir::Value *src = convert.operands[0];
+  const ir::Type &t = src->type, &r = convert.result()->type;
+  if (!registerRings || t.rank() != 2 || !t.layout || !r.layout ||
+      !r.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, false)) || t.elem.isPtr ||
+      t.elem.scalar == Scalar::I1)
+    return {};
+  int along = fastestDim(t);
+  if (along < 0 || along > 1 || t.shape[size_t(along)] * byteSize(t.elem.scalar) < 16) return {};
+  auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
+    return copiesBy16Bytes(v, scope, onlyUser, along);
+  };
+  return carriedChain(loop, convert, src, qualifies);
+}
+
+void Emitter::emitRingCopy(ir::Op &load, const AsyncOperand &a) {
+  const ir::Op &convert = *a.dot;
+  RingTile tile = RingTile::of(load.result()->type);
+  int depth = asyncDepth.at(&convert), ring = ringSlots.at(&convert);
+  llvm::Value *region = ringRegion(convert, tile.bytes, load.loc);
+  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(buf, i32(tile.bytes)));
+  copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) { return tile.offset(*this, c); });
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  defineVirtual(load.result());
+}
+
+void Emitter::emitRingRead(ir::Op &convert) {
+  ir::Value *src = convert.operands[0], *res = convert.result();
+  RingTile tile = RingTile::of(src->type);
+  if (!asyncWaitedBefore.count(&convert)) {   // this iteration's tile (and what waits with it) has landed
+    asyncWaitGroup(asyncWait.at(&convert));
+    barrier();
+  }
+  llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&convert)));
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&convert), b.CreateMul(slot, i32(tile.bytes)));
+  Dist d = dist(res->type);
+  auto crd = coords(d);
+  size_t n = contiguousRun(d, size_t(16 / tile.esize), /*aligned=*/true, tile.along);
+  llvm::Type *ty = memType(res->type.elem);
+  Regs out;
+  for (size_t i = 0; i < d.numRegs(); i += n) {
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, tile.offset(*this, crd[i]));
+    if (n == 1) {
+      out.push_back(b.CreateAlignedLoad(ty, p, llvm::Align(uint64_t(tile.esize))));
+      continue;
+    }
+    llvm::Value *vec = b.CreateAlignedLoad(llvm::FixedVectorType::get(ty, unsigned(n)), p,
+                                           llvm::Align(uint64_t(n * tile.esize)));
+    for (size_t k = 0; k < n; ++k) out.push_back(b.CreateExtractElement(vec, uint64_t(k)));
+  }
+  define(res, out);
 }
 
 } // namespace tile::backend

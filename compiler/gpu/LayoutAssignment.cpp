@@ -59,6 +59,10 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128 || wide) && kOk;
 }
 
+int64_t sharedMemoryLimit(const std::string &arch) {
+  return arch.rfind("sm_9", 0) == 0 ? 232448 : arch == "sm_80" || arch == "sm_87" ? 166912 : 101376;
+}
+
 std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps, bool transposed) {
   auto l = std::make_shared<BlockedLayout>();
   if (transposed) {
@@ -123,6 +127,12 @@ private:
   LayoutPtr ownStoreLayout_;     ///< of the op insertConversions is at (storeOwnLayout)
   bool clonePointers_ = false;   ///< see storeOwnLayout
   std::vector<ir::Value *> mmaResults_;           ///< results of dots that run on tensor cores
+  /// Computed wgmma A operands (computedAChain) and the (op, operand) edges
+  /// where their elementwise chains read the carried load tile: those are
+  /// not united, so the chain takes the fragment layout and the tile is
+  /// converted to it where it is read (from its ring, in the back end).
+  std::set<const ir::Value *> registerA_;
+  std::set<std::pair<const ir::Op *, size_t>> ringEdges_;
   /// (cheap offset, pointer result) of pointer arithmetic, united after the
   /// rest (uniteOffsets)
   std::vector<std::pair<ir::Value *, ir::Value *>> deferredOffsets_;
@@ -166,6 +176,9 @@ private:
     for (ir::Op *op : ops_)
       if (op->kind == OpKind::Dot && qualifiesForMma(*op))
         mmaResults_.push_back(op->result());
+    for (ir::Op *op : ops_)
+      if (op->kind == OpKind::Dot && computedAChain(*op, &ringEdges_))
+        registerA_.insert(op->operands[0]);
     // dots and control flow first, so that the mma class is complete before
     // the load/store exceptions below ask whether a value belongs to it
     auto structural = [](const ir::Op &op) {
@@ -302,6 +315,7 @@ private:
           if (op.kind == OpKind::AddPtr) deferredOffsets_.push_back({op.operands[i], first});
           continue;
         }
+        if (ringEdges_.count({&op, i})) continue;
         unite(op.operands[i], first);
       }
       return;
@@ -371,6 +385,7 @@ private:
     bool notWgmma = false;           ///< ... of one that cannot
     bool wgmmaTf32 = false;          ///< ... of a tf32 one (transposed fragment)
     bool wgmmaHalf = false;          ///< ... of an f16/bf16 one
+    bool registerA = false;          ///< holds a computed wgmma A (registerA_)
     const ir::Op *reduce = nullptr;  ///< a reduce producing a member
     std::vector<const ir::Op *> expandUsers;
   };
@@ -388,6 +403,8 @@ private:
     }
     for (ir::Op *op : ops_)
       noteOp(*op, classes);
+    for (const ir::Value *a : registerA_)
+      classes[find(const_cast<ir::Value *>(a))].registerA = true;
     std::vector<ClassInfo *> order;
     for (auto &[root, c] : classes)
       order.push_back(&c);
@@ -458,6 +475,8 @@ private:
                                                                       : mmaAccLayout(numWarps_);
     if (c.anchor)
       return c.anchor;
+    if (c.registerA)
+      return wgmmaAccLayout(numWarps_, false);
     if (!c.forceBlocked) {
       if (c.reduce)
         return reduceLayout(*c.reduce);
@@ -586,15 +605,19 @@ private:
   /// Whether a wgmma dot's f16/bf16 A is computed in the dot's loop body
   /// from a load there through elementwise ops (`a.to(tl.float16)` of an
   /// f32 load, `a * scale`): then, as in Triton, A goes to the dot in
-  /// registers (converted to the accumulator's fragment layout) and B keeps
-  /// the cp.async path of register-A dots (a ring of its own), instead of
-  /// both being staged from registers. Only where B can go by cp.async:
-  /// else both are staged either way, and registers for A only cost.
-  bool computedWgmmaA(const ir::Op &dot) {
+  /// registers, in the accumulator's fragment layout, and B keeps the
+  /// cp.async path of register-A dots (a ring of its own). The elementwise
+  /// chain computes in the fragment layout from the load's tile converted
+  /// to it, which the back end reads from a ring of shared memory that
+  /// cp.async fills num_stages - 1 iterations ahead (tile-pipeline gives
+  /// the load that distance), as Triton's local_load. Only where B can go
+  /// by cp.async: else both are staged either way, and registers for A
+  /// only cost. Before layouts are chosen (unifyAll) the dot's own layout
+  /// is not asked; `edges` gets the chain's reads of the carried tile.
+  bool computedAChain(const ir::Op &dot, std::set<std::pair<const ir::Op *, size_t>> *edges = nullptr) {
     ir::Value *a = dot.operands[0];
-    const ir::Type &r = dot.result()->type;
     if (a->isBlockArg() || !a->def || a->def->parent != dot.parent || a->type.elem.scalar == Scalar::F32 ||
-        !dotRunsOnWgmma(dot, numWarps_, arch_) || !r.layout || !r.layout->equals(*wgmmaAccLayout(numWarps_, false)))
+        !dotRunsOnWgmma(dot, numWarps_, arch_))
       return false;
     const ir::Block &body = *dot.parent;
     if (!body.parent || !body.parent->parent || body.parent->parent->kind != OpKind::For) return false;
@@ -602,14 +625,27 @@ private:
     if (!bLoad || !sixteenByteRuns(*bLoad)) return false;
     // elementwise steps (at most 8) from A up to a load of the body
     std::function<bool(const ir::Value *, int)> fromLoad = [&](const ir::Value *v, int depth) {
-      if (depth > 0 && carriedLoad(v, body)) return true;
       if (v->isBlockArg() || !v->def || v->def->parent != &body || depth > 8 || !isElementwise(v->def->kind))
         return false;
-      return std::any_of(v->def->operands.begin(), v->def->operands.end(), [&](const ir::Value *o) {
-        return o->type.isTensor() && o->type.shape == v->type.shape && fromLoad(o, depth + 1);
-      });
+      bool found = false;
+      for (size_t i = 0; i < v->def->operands.size(); ++i) {
+        const ir::Value *o = v->def->operands[i];
+        if (!o->type.isTensor() || o->type.shape != v->type.shape) continue;
+        if (carriedLoad(o, body)) {
+          if (edges) edges->insert({v->def, i});
+          found = true;
+        } else {
+          found = fromLoad(o, depth + 1) || found;
+        }
+      }
+      return found;
     };
     return fromLoad(a, 0);
+  }
+
+  bool computedWgmmaA(const ir::Op &dot) {
+    const ir::Type &r = dot.result()->type;
+    return r.layout && r.layout->equals(*wgmmaAccLayout(numWarps_, false)) && computedAChain(dot);
   }
 
   /// A store of a converted tensor-core accumulator whose pointers' class

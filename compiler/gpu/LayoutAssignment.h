@@ -57,6 +57,9 @@ bool dotRunsOnTensorCores(const ir::Op &dot);
 /// accumulators take wgmmaAccLayout instead of the m16n8 one.
 bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
 
+/// Opt-in shared memory per block of arch, in bytes.
+int64_t sharedMemoryLimit(const std::string &arch);
+
 /// #blocked<[1, 2], [8, 4], [W, 1], [1, 0]>: lane l of warp w holds rows
 /// 8w + l/4 + 8W*i and column pairs 2(l%4) + 8j. Each m64 wgmma block's
 /// D fragment (rows 16w' + l/4 (+8), the same columns) is this with the

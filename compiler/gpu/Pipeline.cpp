@@ -235,32 +235,66 @@ private:
     operands = {ptr, lanes, zeroOf(load.result()->type)};
   }
 
-  /// How many iterations ahead load is issued: numStages - 1 for an
-  /// operand tile of a dot that runs as wgmma when the load can go by
-  /// cp.async (16-byte runs proven, `other` zero), so the tiles wait in
-  /// shared memory, not registers; 1 for everything else.
-  int distanceOf(const Op &load) const {
-    if (target_.numStages <= 2) return 1;
-    const Value *v = load.result();
+  /// The one op of the body that uses v, or null (none, or several).
+  const Op *onlyUser(const Value *v) const {
     const Op *user = nullptr;
     for (auto &op : body_.ops)
       for (const Value *o : op->operands)
         if (o == v) {
-          if (user) return 1;
+          if (user) return nullptr;
           user = op.get();
         }
-    if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
-    if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
+    return user;
+  }
+
+  /// Whether load moves 16-byte runs along dim `along` (-1: its fastest)
+  /// with `other` zero: what cp.async needs.
+  bool copiesBy16Bytes(const Op &load, int along) const {
     if (load.operands.size() > 2) {
       auto c = ir::matchConstant(load.operands[2]);
-      if (!c || (c->isFloat ? c->f != 0.0 : c->i != 0)) return 1;
+      if (!c || (c->isFloat ? c->f != 0.0 : c->i != 0)) return false;
     }
-    int chunk = int(16 / byteSize(v->type.elem.scalar));   // 16-byte cp.async chunks
+    if (along < 0) along = int(axis_.accessOrder(load.operands[0])[0]);
+    int chunk = int(16 / byteSize(load.result()->type.elem.scalar));   // 16-byte cp.async chunks
+    return axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr, along) >= chunk;
+  }
+
+  /// How many iterations ahead load is issued: numStages - 1 for an
+  /// operand tile of a dot that runs as wgmma when the load can go by
+  /// cp.async (16-byte runs proven, `other` zero), so the tiles wait in
+  /// shared memory, not registers; the same for a tile that reaches a
+  /// wgmma dot's A through elementwise ops (`a.to(tl.float16)`), whose B
+  /// goes so: it waits in a ring of shared memory and is read into the
+  /// dot's register fragments (LayoutAssignment's computedWgmmaA,
+  /// WgmmaToLLVM's planRingOperands); 1 for everything else.
+  int distanceOf(const Op &load) const {
+    if (target_.numStages <= 2) return 1;
+    const Value *v = load.result();
+    const Op *user = onlyUser(v);
+    // up a chain of single-use elementwise ops of the same shape to a dot's A
+    for (int n = 0; n < 8 && user && isElementwise(user->kind) && user->result() &&
+                    user->result()->type.shape == v->type.shape;
+         ++n) {
+      const Value *next = user->result();
+      const Op *up = onlyUser(next);
+      if (up && up->kind == OpKind::Dot && up->operands[0] == next && next->type.elem.scalar != Scalar::F32 &&
+          dotRunsOnWgmma(*up, target_.numWarps, target_.arch) && copiesBy16Bytes(load, -1)) {
+        // both rings (num_stages slots each) must fit
+        const Value *bv = up->operands[1];
+        bool bAhead = !bv->isBlockArg() && bv->def && bv->def->kind == OpKind::Load && bv->def->parent == &body_ &&
+                      distanceOf(*bv->def) > 1;
+        int64_t tiles = v->type.numElements() * byteSize(v->type.elem.scalar) +
+                        bv->type.numElements() * byteSize(bv->type.elem.scalar);
+        return bAhead && target_.numStages * tiles <= sharedMemoryLimit(target_.arch) ? target_.numStages - 1 : 1;
+      }
+      user = up;
+    }
+    if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
+    if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
     // along k or n for B (staged K-major or N-major), along k for A
-    int along = user->operands[1] == v ? int(axis_.accessOrder(load.operands[0])[0]) : -1;
-    if (axis_.vectorWidth(load.operands[0], load.operands.size() > 1 ? load.operands[1] : nullptr, along) < chunk)
-      return 1;
-    return target_.numStages - 1;
+    int along = user->operands[1] == v ? int(axis_.accessOrder(load.operands[0])[0])
+                                          : int(load.operands[0]->type.rank() - 1);
+    return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried
