@@ -30,7 +30,11 @@
 //     stored after the loop is not converted every iteration);
 //   - the A operand of a wgmma dot (f16/bf16) defined outside the dot's loop
 //     is converted once, before the loop, to the accumulator's layout, which
-//     is wgmma's register-operand layout (attention's q);
+//     is wgmma's register-operand layout (attention's q); one computed in the
+//     loop body from a load there by elementwise ops (`a.to(tl.float16)`)
+//     is computed in that layout: the chain is cut from the load's class,
+//     and the loaded tile is converted where the body reads it (the back end
+//     reads it from a ring of shared memory: WgmmaToLLVM's register rings);
 //   - dead ops are removed.
 // Afterwards the function verifies. The interpreter ignores layouts.
 #pragma once

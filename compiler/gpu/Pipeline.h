@@ -5,7 +5,9 @@
 // num_stages - 1 for the operand tiles of dots that run as wgmma when they
 // can go by cp.async (16-byte runs proven, `other` zero), whose tiles wait
 // in shared memory (the back end's ring of num_stages buffers,
-// WgmmaToLLVM.cpp).
+// WgmmaToLLVM.cpp); the same for a tile that reaches such a dot's A
+// through elementwise ops (`a.to(tl.float16)`) when its B goes so and both
+// rings fit in shared memory (the back end's register ring).
 //
 // A load at the top level of a for body is pipelined when its operands
 // depend, through pure region-free ops (integer div/rem excluded: an extra
