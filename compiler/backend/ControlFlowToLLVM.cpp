@@ -23,19 +23,15 @@ std::vector<Regs> makePhis(Emitter &e, const std::vector<Regs> &init, llvm::Basi
   std::vector<Regs> out;
   for (const Regs &r : init) {
     Regs phis;
-    for (llvm::Value *v : r) {
-      llvm::PHINode *p = e.b.CreatePHI(v->getType(), 2);
-      p->addIncoming(v, from);
-      phis.push_back(p);
-    }
+    for (llvm::Value *v : r) phis.push_back(e.openLoopPhi(v, from));
     out.push_back(std::move(phis));
   }
   return out;
 }
 
-void addIncoming(std::vector<Regs> &phis, const std::vector<Regs> &vals, llvm::BasicBlock *from) {
+void addIncoming(Emitter &e, std::vector<Regs> &phis, const std::vector<Regs> &vals, llvm::BasicBlock *from) {
   for (size_t i = 0; i < phis.size(); ++i)
-    for (size_t r = 0; r < phis[i].size(); ++r) llvm::cast<llvm::PHINode>(phis[i][r])->addIncoming(vals[i][r], from);
+    for (size_t r = 0; r < phis[i].size(); ++r) e.closeLoopPhi(llvm::cast<llvm::PHINode>(phis[i][r]), vals[i][r], from);
 }
 
 std::vector<ir::Type> argTypes(const ir::Block &blk, size_t first) {
@@ -125,10 +121,10 @@ bool Emitter::emitFor(ir::Op &op) {
     loopMd->replaceOperandWith(0, loopMd);
     back->setMetadata(llvm::LLVMContext::MD_loop, loopMd);
   }
-  addIncoming(phis, {{ivNext}}, latch);
-  addIncoming(parityPhi, {{parityNext}}, latch);
-  addIncoming(iterPhi, {{iterNext}}, latch);
-  addIncoming(carried, next, latch);
+  addIncoming(*this, phis, {{ivNext}}, latch);
+  addIncoming(*this, parityPhi, {{parityNext}}, latch);
+  addIncoming(*this, iterPhi, {{iterNext}}, latch);
+  addIncoming(*this, carried, next, latch);
   b.SetInsertPoint(exit);
   // double-buffered dot operands: the last iteration's reads finish before
   // an enclosing loop's next round writes the buffers again (nothing else
@@ -178,7 +174,7 @@ void Emitter::emitWhile(ir::Op &op) {
   for (size_t i = 0; i < afterTypes.size(); ++i) define(after.args[i].get(), vals[i]);
   emitBlock(after);
   std::vector<Regs> next = terminatorValues(*after.terminator(), beforeTypes, 0);
-  addIncoming(carried, next, b.GetInsertBlock());
+  addIncoming(*this, carried, next, b.GetInsertBlock());
   b.CreateBr(condBB);
   b.SetInsertPoint(exit);
   for (size_t i = 0; i < afterTypes.size(); ++i) define(op.results[i].get(), convertRegs(vals[i], afterTypes[i], op.results[i]->type, op.loc));

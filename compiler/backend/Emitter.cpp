@@ -51,7 +51,7 @@ bool Dist::operator==(const Dist &o) const {
 }
 
 Emitter::Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts)
-    : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext()), axis(gpu::analyzeAxisInfo(fn)) {}
+    : ctx(m.getContext()), mod(m), fn(fn), opts(opts), b(m.getContext(), llvm::InstSimplifyFolder(m.getDataLayout())), axis(gpu::analyzeAxisInfo(fn)) {}
 
 int fastestDim(const ir::Type &t) {
   if (const gpu::BlockedLayout *b = gpu::asBlocked(t)) return static_cast<int>(b->order[0]);
@@ -376,6 +376,22 @@ std::optional<Regs> Emitter::remap(const Regs &r, const Dist &from, const Dist &
   return out;
 }
 
+llvm::PHINode *Emitter::openLoopPhi(llvm::Value *init, llvm::BasicBlock *pre) {
+  llvm::PHINode *p = b.CreatePHI(init->getType(), 2);
+  p->addIncoming(init, pre);
+  auto *stub = new llvm::FreezeInst(llvm::PoisonValue::get(init->getType()), "latch.stub");
+  stub->insertBefore(pre->getTerminator());
+  p->addIncoming(stub, pre);
+  return p;
+}
+
+void Emitter::closeLoopPhi(llvm::PHINode *phi, llvm::Value *next, llvm::BasicBlock *latch) {
+  auto *stub = llvm::cast<llvm::FreezeInst>(phi->getIncomingValue(1));
+  phi->setIncomingValue(1, next);
+  phi->setIncomingBlock(1, latch);
+  stub->eraseFromParent();
+}
+
 Regs Emitter::countedLoop(int64_t start, int64_t end, const Regs &init,
                           const std::function<Regs(llvm::Value *, const Regs &)> &body) {
   if (start >= end) return init;
@@ -384,19 +400,14 @@ Regs Emitter::countedLoop(int64_t start, int64_t end, const Regs &init,
   auto *exit = llvm::BasicBlock::Create(ctx, "k.exit", pre->getParent());
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
-  llvm::PHINode *k = b.CreatePHI(b.getInt32Ty(), 2);
-  k->addIncoming(i32(start), pre);
+  llvm::PHINode *k = openLoopPhi(i32(start), pre);
   Regs cur;
-  for (llvm::Value *v : init) {
-    llvm::PHINode *p = b.CreatePHI(v->getType(), 2);
-    p->addIncoming(v, pre);
-    cur.push_back(p);
-  }
+  for (llvm::Value *v : init) cur.push_back(openLoopPhi(v, pre));
   Regs next = body(k, cur);
   llvm::Value *kNext = b.CreateAdd(k, i32(1));
   llvm::BasicBlock *latch = b.GetInsertBlock();
-  k->addIncoming(kNext, latch);
-  for (size_t i = 0; i < cur.size(); ++i) llvm::cast<llvm::PHINode>(cur[i])->addIncoming(next[i], latch);
+  closeLoopPhi(k, kNext, latch);
+  for (size_t i = 0; i < cur.size(); ++i) closeLoopPhi(llvm::cast<llvm::PHINode>(cur[i]), next[i], latch);
   b.CreateCondBr(b.CreateICmpSLT(kNext, i32(end)), loop, exit);
   b.SetInsertPoint(exit);
   return next;

@@ -55,7 +55,7 @@ struct Access {
 
   /// i1: ptrs, masks (maybe null) of a group are consecutive, aligned, all on.
   llvm::Value *fastCondition(const Regs &ptrs, const Regs &masks, size_t g, size_t n) {
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     llvm::Value *p0 = b.CreatePtrToInt(ptrs[g], b.getInt64Ty());
     llvm::Value *ok = b.CreateICmpEQ(b.CreateAnd(p0, b.getInt64(n * bytes - 1)), b.getInt64(0));
     for (size_t k = 1; k < n; ++k) {

@@ -33,7 +33,7 @@ struct Combiner {
 
   /// Is x strictly better than best (NaN never better; anything beats NaN)?
   llvm::Value *better(llvm::Value *x, llvm::Value *best) {
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     bool max = kind == "argmax";
     if (elem.isFloat()) {
       llvm::Value *cmp = max ? b.CreateFCmpOGT(x, best) : b.CreateFCmpOLT(x, best);
@@ -48,7 +48,7 @@ struct Combiner {
   /// both lanes of a butterfly get the same result.
   Regs merge(const Regs &p, const Regs &q, Location loc) {
     if (!isArg()) return combine(p, q[0], nullptr, loc);
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     llvm::Value *takeQ = b.CreateOr(better(q[0], p[0]),
                                     b.CreateAnd(b.CreateNot(better(p[0], q[0])), b.CreateICmpSLT(q[1], p[1])));
     return {b.CreateSelect(takeQ, q[0], p[0]), b.CreateSelect(takeQ, q[1], p[1])};
@@ -56,7 +56,7 @@ struct Combiner {
 
   /// acc = {value} or {value, index}; x is the element at index k.
   Regs combine(const Regs &acc, llvm::Value *x, llvm::Value *k, Location loc) {
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     if (isArg()) {
       llvm::Value *bt = better(x, acc[0]);
       return {b.CreateSelect(bt, x, acc[0]), b.CreateSelect(bt, k, acc[1])};

@@ -53,7 +53,7 @@ bool reverseAttr(const ir::Op &op) {
 } // namespace
 
 void emitScan(Emitter &e, ir::Op &op) {
-  llvm::IRBuilder<> &b = e.b;
+  Builder &b = e.b;
   size_t n = op.operands.size();
   int axis = static_cast<int>(op.intAttr("axis"));
   bool reverse = reverseAttr(op);
@@ -139,7 +139,7 @@ struct AtomicLowering {
   Scalar s;
   int bits;
 
-  llvm::IRBuilder<> &b() { return e.b; }
+  Builder &b() { return e.b; }
   llvm::Type *intTy() { return b().getIntNTy(bits); }
   const char *reg() const { return bits == 64 ? "l" : bits == 32 ? "r" : "h"; }
 
@@ -197,7 +197,7 @@ struct AtomicLowering {
 } // namespace
 
 void emitAtomic(Emitter &e, ir::Op &op) {
-  llvm::IRBuilder<> &b = e.b;
+  Builder &b = e.b;
   bool cas = op.kind == ir::OpKind::AtomicCas;
   ir::Value *ptr = op.operands[0], *res = op.result();
   ElemType elem = ElemType::of(ptr->type.elem.scalar);

@@ -113,7 +113,7 @@ struct Tiles {
   /// 128-byte rows, atom (k / rowElems, r / 8); 16-byte chunk c of row r
   /// stored at c ^ (r % 8).
   llvm::Value *kMajor(llvm::Value *r, llvm::Value *k, int64_t rows) {
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     int64_t S = g.rowBytes, rowElems = S / g.esize, chunkElems = 16 / g.esize;
     llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateUDiv(k, i32(rowElems)), i32(rows / 8)), b.CreateLShr(r, i32(3)));
     llvm::Value *r8 = b.CreateAnd(r, i32(7));
@@ -123,7 +123,7 @@ struct Tiles {
   }
   llvm::Value *offsetA(llvm::Value *L, llvm::Value *k) {
     if (g.transposed) return kMajor(L, k, g.M);   // wgmma's B operand: rows m in order
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     int64_t G = W / 4, lw = log2i(W);
     llvm::Value *gg = b.CreateAnd(L, i32(7));
     llvm::Value *w = b.CreateAnd(b.CreateLShr(L, i32(3)), i32(W - 1));
@@ -134,7 +134,7 @@ struct Tiles {
     return kMajor(R, k, g.M);
   }
   llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
-    llvm::IRBuilder<> &b = e.b;
+    Builder &b = e.b;
     if (g.transposed)   // row-major, padded rows
       return b.CreateAdd(b.CreateMul(k, i32(g.bRowBytes())), b.CreateMul(n, i32(g.esize)));
     if (g.bKMajor) return kMajor(n, k, g.N);
