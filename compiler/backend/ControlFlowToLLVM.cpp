@@ -133,7 +133,7 @@ bool Emitter::emitFor(ir::Op &op) {
   // past the end) that nobody waited for; they land in the scratch region,
   // which the code after the loop may use, so wait for them here
   if (std::any_of(asyncCarried.begin(), asyncCarried.end(), [&](const auto &c) { return c.first == &op; }))
-    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group), {b.getInt32(0)});
+    asyncWaitGroup(0);
   exitBarrier = exitBarrier && insideLoop(op);
   if (exitBarrier) barrier();
   if (aliasScratch) smemClean = false;   // the last iteration's MMAs may still read it

@@ -217,8 +217,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
   bool waited = asyncWaitedBefore.count(&op) != 0;   // an earlier dot waited for this one's tile
   if (async && !waited) {   // this iteration's copies are done; later ones may stay in flight
-    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_wait_group),
-                 {b.getInt32(uint32_t(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1))});
+    asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
   } else {
     if (!geo.aRegs) stage(a, 0, 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
