@@ -350,7 +350,7 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   return out;
 }
 
-std::optional<Regs> Emitter::remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap) {
+std::optional<Regs> Emitter::remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap) const {
   for (size_t j = 0; j < to.shape.size(); ++j) {
     int i = dimMap[j];
     if (i < 0) continue;

@@ -159,7 +159,7 @@ public:
   /// Register remapping when every `to` register is some `from` register in
   /// every thread; dimMap[j] is the `from` dim feeding `to` dim j (-1: none,
   /// the from-dim has size 1 or is absent). Empty when impossible.
-  std::optional<Regs> remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap);
+  std::optional<Regs> remap(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap) const;
 
   /// A loop header's phi (at the insert point) for a value entering from
   /// `pre` as `init`. Until closeLoopPhi gives it the latch's value, an
@@ -227,6 +227,9 @@ public:
   void emitBroadcast(ir::Op &op);
   void emitExpandDims(ir::Op &op);
   void emitViaShared(ir::Op &op);   ///< convert_layout, reshape, permute
+  /// Whether a permute's result layout is its operand's with the dims
+  /// reordered (a register remap: no shared memory).
+  bool permutesInRegisters(const ir::Op &op) const;
   // ReduceToLLVM.cpp
   void emitReduce(ir::Op &op);
   bool reduceWithShuffles(ir::Op &op);   ///< false: layout unsuited, nothing emitted

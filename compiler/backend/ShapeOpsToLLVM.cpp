@@ -57,6 +57,13 @@ void Emitter::emitExpandDims(ir::Op &op) {
   define(r, gather(*this, op, dist(r->type), dimMap));
 }
 
+bool Emitter::permutesInRegisters(const ir::Op &op) const {
+  const auto &order = op.intsAttr("order");
+  std::vector<int> dimMap(order.begin(), order.end());
+  Dist from = dist(op.operands[0]->type);
+  return remap(Regs(from.numRegs(), nullptr), from, dist(op.result()->type), dimMap).has_value();
+}
+
 void Emitter::emitViaShared(ir::Op &op) {
   ir::Value *src = op.operands[0], *r = op.result();
   Dist to = dist(r->type);

@@ -37,7 +37,9 @@
 //   R = 64(mG + q) + 16w' + 8h + g.
 // f16/bf16 A in wgmmaAccLayout (attention's p, or q converted before the
 // loop) is read from registers instead (registerFragsA); a B whose
-// registers run along k (kᵀ) is staged K-major, as A, with imm-trans-b 0.
+// registers run along k (kᵀ) is staged K-major, as A, with imm-trans-b 0;
+// an A whose registers run along m (Aᵀ) is staged M-major, in B's N-major
+// atoms (8 k x 64 m; an m64 block is one atom wide), with imm-trans-a 1.
 // B tiles of such dots may come by cp.async into rings of their own
 // (planRingOperands).
 // f16/bf16 products are exact in f32; only the order of the f32 sums
@@ -79,6 +81,10 @@ struct Geometry {
   /// f16/bf16 B whose registers run along K (kᵀ read through strides):
   /// staged K-major (N rows of K, as A), imm-trans-b 0
   bool bKMajor = false;
+  /// f16/bf16 A (from shared memory) whose registers run along M (Aᵀ read
+  /// through strides, or `tl.trans` of a K x M tile): staged M-major in
+  /// 128-byte swizzle atoms as an N-major B is, imm-trans-a 1
+  bool aMNMajor = false;
   static constexpr int64_t rowBytes = 128;
   /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
   /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
@@ -91,6 +97,8 @@ struct Geometry {
     g.aRegs = a.layout && a.layout->equals(*gpu::wgmmaAccLayout(numWarps, false));
     auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
     g.bKMajor = bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1;
+    auto *al = dynamic_cast<const gpu::BlockedLayout *>(a.layout.get());
+    g.aMNMajor = !g.aRegs && al && al->rank() == 2 && al->order[0] == 0 && al->sizePerThread[0] > 1;
     return g;
   }
   int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
@@ -131,18 +139,24 @@ struct Tiles {
     llvm::Value *blk = b.CreateAdd(b.CreateMul(b.CreateLShr(hh, i32(1)), i32(G)), b.CreateLShr(w, i32(2)));
     llvm::Value *R = b.CreateAdd(b.CreateAdd(b.CreateMul(blk, i32(64)), b.CreateMul(b.CreateAnd(w, i32(3)), i32(16))),
                                  b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), gg));
-    return kMajor(R, k, g.M);
+    return g.aMNMajor ? mnMajor(k, R, g.M) : kMajor(R, k, g.M);
+  }
+  /// Element k of column n (of `cols`) of an MN-major operand: 128-byte
+  /// rows of 64 n, 8-row atoms (k / 8, n / 64), the n-atoms of one k group
+  /// side by side; 16-byte chunk c of row k stored at c ^ (k % 8).
+  llvm::Value *mnMajor(llvm::Value *k, llvm::Value *n, int64_t cols) {
+    Builder &b = e.b;
+    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(cols / 64)), b.CreateLShr(n, i32(6)));
+    llvm::Value *k8 = b.CreateAnd(k, i32(7));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
+                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(g.esize))));
   }
   llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
     Builder &b = e.b;
     if (g.transposed)   // row-major, padded rows
       return b.CreateAdd(b.CreateMul(k, i32(g.bRowBytes())), b.CreateMul(n, i32(g.esize)));
-    if (g.bKMajor) return kMajor(n, k, g.N);
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(g.N / 64)), b.CreateLShr(n, i32(6)));
-    llvm::Value *k8 = b.CreateAnd(k, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
-                       b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(2))));
+    return g.bKMajor ? kMajor(n, k, g.N) : mnMajor(k, n, g.N);
   }
 };
 
@@ -219,7 +233,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   if (async && !waited) {   // this iteration's copies are done; later ones may stay in flight
     asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
   } else {
-    if (!geo.aRegs) stage(a, 0, 1, offsetA);
+    if (!geo.aRegs) stage(a, 0, geo.aMNMajor ? 0 : 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
   }
   // in flight: the previous iteration's MMAs may still run; this
@@ -263,6 +277,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   auto kMajorOff = [&](int64_t ks, int64_t rows) { return (ks / stepsPerRow) * (rows / 8) * 8 * S + (ks % stepsPerRow) * 32; };
   auto descA = [&](int64_t m, int64_t ks) {
     llvm::Value *blk = b.CreateAdd(q, i32(m * G));
+    if (geo.aMNMajor)   // the m64 block is one atom wide; k16 = two 8-row atoms, M / 64 atoms apart
+      return desc(b.CreateAdd(addr, b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024))), 1024,
+                  M / 64 * 1024);
     llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
     return desc(b.CreateAdd(addr, off), 16, 8 * S);
   };
@@ -326,15 +343,15 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // (imm-trans-b 1) or K-major
   int64_t p0 = 2 * perBlock;
   bool regA = tf32 || geo.aRegs;
-  int transB = geo.bKMajor ? 0 : 1;
+  int transB = geo.bKMajor ? 0 : 1, transA = geo.aMNMajor ? 1 : 0;
   // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
   auto mmaTextFor = [&](int scaleD) {
     return tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1;",
                               mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD)
            : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1, {};",
                                 mmaN, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD, transB)
-                  : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1, 0, {};", mmaN,
-                                ty, ty, regList, p0, p0 + 1, scaleD, transB);
+                  : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1, {}, {};",
+                                mmaN, ty, ty, regList, p0, p0 + 1, scaleD, transA, transB);
   };
   std::string mmaText = mmaTextFor(1);
   // an accumulator of +0.0 constants (`tl.dot(a, b)` without acc): the
@@ -445,8 +462,9 @@ namespace {
 /// Whether an op of blk (at any depth) other than `except` may use the
 /// shared scratch region: anything but register-only ops (layout
 /// conversions, shape ops through shared memory, reductions, dots, nested
-/// control flow, prints and asserts all may).
-bool usesScratchBesides(const ir::Block &blk, const ir::Op *except) {
+/// control flow, prints and asserts all may; a permute whose layouts line up
+/// is a register remap, as tl.trans of a loaded tile's pointers is).
+bool usesScratchBesides(const Emitter &e, const ir::Block &blk, const ir::Op *except) {
   using K = ir::OpKind;
   for (auto &o : blk.ops) {
     if (o.get() == except) continue;
@@ -455,7 +473,10 @@ bool usesScratchBesides(const ir::Block &blk, const ir::Op *except) {
     case K::Constant: case K::Arange: case K::ProgramId: case K::NumPrograms: case K::Splat: case K::Broadcast:
     case K::ExpandDims: case K::Load: case K::Store: case K::Yield: case K::Condition: case K::InlineAsm:
       break;
-    case K::Reshape: case K::Permute: case K::ConvertLayout: case K::Dot: case K::Reduce: case K::Scan:
+    case K::Permute:
+      if (!e.permutesInRegisters(*o)) return true;
+      break;
+    case K::Reshape: case K::ConvertLayout: case K::Dot: case K::Reduce: case K::Scan:
     case K::AtomicRMW: case K::AtomicCas: case K::For: case K::While: case K::If: case K::Barrier: case K::Print:
     case K::Assert:
       return true;
@@ -527,7 +548,7 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
   // iteration redefines those PTX registers (the same ones each iteration),
   // before the dot: such a dot waits for its MMAs at once
   if (geo.aRegs) return false;
-  pipelinedWgmma[dot] = !usesScratchBesides(body, dot);
+  pipelinedWgmma[dot] = !usesScratchBesides(*this, body, dot);
   return true;
 }
 
@@ -595,7 +616,8 @@ std::vector<size_t> Emitter::asyncChain(ir::Op &loop, const ir::Op &dot, int k) 
   const Geometry geo = Geometry::of(dot, opts.numWarps);
   // a load qualifies when it moves 16-byte chunks proven contiguous,
   // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
-  int along = k == 1 && geo.bKMajor ? 0 : 1;   // the 16-byte chunks' direction in shared memory
+  // the 16-byte chunks' direction in shared memory
+  int along = (k == 1 && geo.bKMajor) || (k == 0 && geo.aMNMajor) ? 0 : 1;
   auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
     return copiesBy16Bytes(v, scope, onlyUser, along);
   };

@@ -291,10 +291,9 @@ private:
     }
     if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
     if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
-    // along k or n for B (staged K-major or N-major), along k for A
-    int along = user->operands[1] == v ? int(axis_.accessOrder(load.operands[0])[0])
-                                          : int(load.operands[0]->type.rank() - 1);
-    return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
+    // along k or n for B (staged K-major or N-major), along k or m for A
+    // (staged K-major or M-major): the pointers' most contiguous dim
+    return copiesBy16Bytes(load, -1) ? target_.numStages - 1 : 1;
   }
 
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried

@@ -15,7 +15,7 @@
 # kernel, shape, config, tile, Triton, torch, tile/Triton, correct?.
 #
 #   usage: bench/gpu/idioms/run.sh BUILD_DIR [OUT_DIR]
-#   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm"
+#   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm variants"
 #          IDIOMS_DEADLINE_S=285  everything is cut off at this many seconds
 #                                 (then the join runs: the whole stays < 5 min)
 #          IDIOMS_TILE_S=165      tile's side is cut off at this many seconds,
@@ -39,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 build=${1:-$root/build}
 out=${2:-${OUT:-/tmp/idioms}}
-files=${IDIOMS_FILES:-matmul attention_v1 attention_v2 softmax layernorm}
+files=${IDIOMS_FILES:-matmul attention_v1 attention_v2 softmax layernorm variants}
 deadline=${IDIOMS_DEADLINE_S:-285}
 tile_deadline=${IDIOMS_TILE_S:-165}
 reps=${IDIOMS_REPS:-30}

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 import triton
 import triton.testing
 
-PARTS = ("matmul", "attention_v1", "attention_v2", "softmax", "layernorm")
+PARTS = ("matmul", "attention_v1", "attention_v2", "softmax", "layernorm", "variants")
 LOG2E = 1.4426950408889634
 REP_MS = 100
 t_start = time.time()
@@ -151,6 +151,55 @@ def part_matmul(root):
             torch_done[key] = t
         row.update({k: v for k, v in torch_done[key].items() if k.startswith("torch")})
         row["torch_impl"] = "cuBLAS" + (" + leaky_relu" if act else "")
+        emit(**row)
+        del c
+
+
+def part_variants(root):
+    """variants.tile: the tutorial matmul rewritten in other idioms, launched
+    by the file's own launch() (its host code is plain Python over torch
+    tensors), checked against torch.matmul of the f32 inputs."""
+    ns = load(root, "variants")
+    ns["BENCH"] = 0 if SMALL else 1
+    for case in ns["var_cases"]():
+        if out_of_time():
+            break
+        variant, (Z, M, N, K), cfg = case
+        torch.cuda.empty_cache()
+        dev = dict(device="cuda", dtype=torch.float16)
+        bias = torch.randn((N,), **dev)
+        if variant == "mm_batched":
+            a, b = torch.randn((Z, M, K), **dev), torch.randn((Z, K, N), **dev)
+        else:
+            a = torch.randn((M, K), **dev)
+            b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt") else torch.randn((K, N), **dev)
+        ref = torch.matmul(a.float(), b.float())
+        if variant == "mm_bias_relu":
+            ref = torch.relu(ref + bias.float())
+        cshape = (Z, M, N) if variant == "mm_batched" else (M, N)
+        splitk = variant == "mm_splitk"
+        c = torch.zeros(cshape, device="cuda", dtype=torch.float32) if splitk else \
+            torch.full(cshape, float("nan"), device="cuda", dtype=torch.float16)
+        row = dict(case=ns["case_name"](case), kernel=variant, unit="TFLOP/s")
+        launch = ns["launch"]
+
+        def run():
+            launch(variant, a, b, c, bias, cfg)
+
+        def check():
+            if splitk:
+                c.zero_()
+                run()
+            return matmul_close(c, ref, K)
+
+        flops = 2 * Z * M * N * K
+        timed(row, "triton", run, flops, check)
+        if variant == "mm_bias_relu":
+            fn = lambda: torch.relu(torch.matmul(a, b) + bias)  # noqa: E731
+        else:
+            fn = lambda: torch.matmul(a, b)  # noqa: E731
+        timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K))
+        row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else "")
         emit(**row)
         del c
 
@@ -373,6 +422,8 @@ if __name__ == "__main__":
                 part_softmax(args.root)
             elif part == "layernorm":
                 part_layernorm(args.root)
+            elif part == "variants":
+                part_variants(args.root)
             else:
                 raise SystemExit(f"unknown part {part!r} (parts: {', '.join(PARTS)})")
         except Exception as e:  # one part's failure leaves the others
