@@ -151,11 +151,21 @@ bool hasZeroTripCount(const Op &op) {
 /// is crossed). A dot then sees the load itself as its operand, so a
 /// transposed operand (`tl.dot(a, tl.trans(w))`) takes the same copy path
 /// as one whose strides make it K-major.
+bool feedsDot(const Value *v, const Block &blk) {
+  for (auto &o : blk.ops)
+    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v)) return true;
+  return false;
+}
+
 Value *permuteThroughLoad(Rewriter &rw, Op &op, const std::map<const Value *, int> &uses) {
   Op *ld = op.operands[0]->def;
   if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != op.parent) return nullptr;
   auto it = uses.find(ld->result());
   if (it == uses.end() || it->second != 1) return nullptr;
+  // only for a dot's operand: elsewhere (a transposed store) permuting the
+  // pointers and the mask costs more than permuting the values
+  auto pu = uses.find(op.result());
+  if (pu == uses.end() || pu->second != 1 || !feedsDot(op.result(), *op.parent)) return nullptr;
   const std::vector<int64_t> &order = op.intsAttr("order");
   Builder b = rw.builderBefore(*ld);
   std::vector<Value *> operands;
