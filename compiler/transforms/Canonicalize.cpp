@@ -144,6 +144,13 @@ bool hasZeroTripCount(const Op &op) {
   return st > 0 ? l >= u : l <= u;
 }
 
+/// Whether v is an A or B operand of a dot in blk.
+bool feedsDot(const Value *v, const Block &blk) {
+  for (auto &o : blk.ops)
+    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v)) return true;
+  return false;
+}
+
 /// permute(load(p, mask, other)) -> load(permute(p), permute(mask),
 /// permute(other)): a load is elementwise in its operands, so permuting its
 /// result is permuting them. Only where the permute is the load's one use
@@ -151,12 +158,6 @@ bool hasZeroTripCount(const Op &op) {
 /// is crossed). A dot then sees the load itself as its operand, so a
 /// transposed operand (`tl.dot(a, tl.trans(w))`) takes the same copy path
 /// as one whose strides make it K-major.
-bool feedsDot(const Value *v, const Block &blk) {
-  for (auto &o : blk.ops)
-    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v)) return true;
-  return false;
-}
-
 Value *permuteThroughLoad(Rewriter &rw, Op &op, const std::map<const Value *, int> &uses) {
   Op *ld = op.operands[0]->def;
   if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != op.parent) return nullptr;
