@@ -331,6 +331,8 @@ private:
   }
 
   void verifyHint() {
+    numOperands(1, 1);
+    numResults(1);
     if (!(operand(0) == result())) error(fmt::format("must keep its type: {} to {}", printType(operand(0)), printType(result())));
     if (!result().elem.isPtr && !result().elem.isInt())
       error(fmt::format("hints apply to integers and pointers, got {}", printType(result())));
