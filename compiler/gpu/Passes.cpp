@@ -3,6 +3,7 @@
 
 #include "gpu/AxisInfo.h"
 #include "gpu/LayoutAssignment.h"
+#include "gpu/PermuteLoads.h"
 #include "gpu/Pipeline.h"
 #include "transforms/PassManager.h"
 
@@ -14,6 +15,8 @@ namespace tile::gpu {
 void registerPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
+    transforms::registerPass({"tile-permute-loads", "a wgmma dot's permuted load loads permuted pointers",
+                              [](const transforms::PassTarget &t) { return permuteLoadsPass(t.numWarps, t.arch); }});
     transforms::registerPass({"tile-pipeline", "issue loop loads num_stages - 1 iterations ahead",
                               [](const transforms::PassTarget &t) {
                                 PipelineTarget target{t.numStages, t.numWarps, t.arch};

@@ -3,8 +3,6 @@
 #include "transforms/Canonicalize.h"
 #include "transforms/RewriteUtils.h"
 
-#include <map>
-
 namespace tile::ir {
 
 namespace {
@@ -144,46 +142,6 @@ bool hasZeroTripCount(const Op &op) {
   return st > 0 ? l >= u : l <= u;
 }
 
-/// Whether v is an A or B operand of a dot in blk.
-bool feedsDot(const Value *v, const Block &blk) {
-  for (auto &o : blk.ops)
-    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v)) return true;
-  return false;
-}
-
-/// permute(load(p, mask, other)) -> load(permute(p), permute(mask),
-/// permute(other)): a load is elementwise in its operands, so permuting its
-/// result is permuting them. Only where the permute is the load's one use
-/// and both are in one block; the new ops go where the load was (no store
-/// is crossed). A dot then sees the load itself as its operand, so a
-/// transposed operand (`tl.dot(a, tl.trans(w))`) takes the same copy path
-/// as one whose strides make it K-major.
-Value *permuteThroughLoad(Rewriter &rw, Op &op, const std::map<const Value *, int> &uses) {
-  Op *ld = op.operands[0]->def;
-  if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != op.parent) return nullptr;
-  auto it = uses.find(ld->result());
-  if (it == uses.end() || it->second != 1) return nullptr;
-  // only for a dot's operand: elsewhere (a transposed store) permuting the
-  // pointers and the mask costs more than permuting the values
-  auto pu = uses.find(op.result());
-  if (pu == uses.end() || pu->second != 1 || !feedsDot(op.result(), *op.parent)) return nullptr;
-  const std::vector<int64_t> &order = op.intsAttr("order");
-  Builder b = rw.builderBefore(*ld);
-  std::vector<Value *> operands;
-  for (Value *v : ld->operands) {
-    Value *x = rw.resolve(v);
-    auto c = matchConstant(x);
-    Type t = x->type;
-    t.shape = op.result()->type.shape;
-    if (c && x->def && x->def->kind == OpKind::Constant)
-      operands.push_back(c->isFloat ? b.constantFloat(c->f, t) : b.constantInt(c->i, t));
-    else
-      operands.push_back(b.permute(x, order));
-  }
-  Op *moved = b.create(OpKind::Load, operands, {op.result()->type}, ld->attrs);
-  return moved->result();
-}
-
 Value *simplify(Rewriter &rw, Op &op) {
   switch (op.kind) {
   case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::And:
@@ -200,7 +158,7 @@ Value *simplify(Rewriter &rw, Op &op) {
   }
 }
 
-void visit(Rewriter &rw, Op &op, const std::map<const Value *, int> &uses) {
+void visit(Rewriter &rw, Op &op) {
   if (op.kind == OpKind::If && matchConstant(op.operands[0]))
     return inlineIf(rw, op);
   if (op.kind == OpKind::For && hasZeroTripCount(op))
@@ -208,19 +166,14 @@ void visit(Rewriter &rw, Op &op, const std::map<const Value *, int> &uses) {
   if (op.results.size() != 1 || !op.regions.empty() || op.hasSideEffects())
     return;
   Value *v = simplify(rw, op);
-  if (!v && op.kind == OpKind::Permute) v = permuteThroughLoad(rw, op, uses);
   if (v) rw.replaceOp(op, {v});
 }
 
 } // namespace
 
 bool canonicalize(Function &fn) {
-  std::map<const Value *, int> uses;
-  walk(fn, [&](Op &op) {
-    for (Value *v : op.operands) ++uses[v];
-  });
   Rewriter rw(fn);
-  rw.walk([&](Op &op) { visit(rw, op, uses); });
+  rw.walk([&](Op &op) { visit(rw, op); });
   return rw.changed;
 }
 

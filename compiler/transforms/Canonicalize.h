@@ -10,10 +10,6 @@
 //   addptr p, 0 -> p;  select c, x, x -> x;  select <const c>, a, b -> a|b
 //   if <const c> -> the taken branch's ops, results = its yielded values
 //   for with a constant zero trip count -> its init values
-//   permute(load(p, m, o)) -> load(permute(p), permute(m), permute(o)) when
-//   the permute is the load's only use and feeds a dot, in the load's block
-//   (so that a dot
-//   of a transposed tile sees its load: tl.dot(a, tl.trans(w)))
 // "0", "1", "-1" match scalar constants and splats of them; integer
 // constants compare after wrapping to the type. Float identities are only
 // those exact for every input (x+0.0 is not: -0.0+0.0 = +0.0).

@@ -1,0 +1,85 @@
+// PermuteLoads.cpp - the "tile-permute-loads" pass (PermuteLoads.h).
+#include "gpu/PermuteLoads.h"
+
+#include "gpu/LayoutAssignment.h"
+#include "transforms/RewriteUtils.h"
+
+#include <map>
+
+namespace tile::gpu {
+
+using namespace ir;
+
+namespace {
+
+struct Target {
+  int numWarps;
+  const std::string &arch;
+};
+
+std::map<const Value *, int> countUses(Function &fn) {
+  std::map<const Value *, int> uses;
+  walk(fn, [&](Op &op) {
+    for (Value *v : op.operands) ++uses[v];
+  });
+  return uses;
+}
+
+/// Whether v is an A or B operand of a dot in blk that runs as wgmma.
+bool feedsWgmma(const Value *v, const Block &blk, const Target &t) {
+  for (auto &o : blk.ops)
+    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v) &&
+        dotRunsOnWgmma(*o, t.numWarps, t.arch))
+      return true;
+  return false;
+}
+
+/// The load that `perm` permutes, when the rewrite applies to it.
+Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Target &t) {
+  Op *ld = perm.operands[0]->def;
+  if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != perm.parent) return nullptr;
+  auto lu = uses.find(ld->result()), pu = uses.find(perm.result());
+  if (lu == uses.end() || lu->second != 1 || pu == uses.end() || pu->second != 1) return nullptr;
+  return feedsWgmma(perm.result(), *perm.parent, t) ? ld : nullptr;
+}
+
+/// The load of the permuted operands, built before ld.
+Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
+  const std::vector<int64_t> &order = perm.intsAttr("order");
+  Builder b = rw.builderBefore(ld);
+  std::vector<Value *> operands;
+  for (Value *v : ld.operands) {
+    Value *x = rw.resolve(v);
+    auto c = matchConstant(x);
+    Type type = x->type;
+    type.shape = perm.result()->type.shape;
+    if (c && x->def && x->def->kind == OpKind::Constant)
+      operands.push_back(c->isFloat ? b.constantFloat(c->f, type) : b.constantInt(c->i, type));
+    else
+      operands.push_back(b.permute(x, order));
+  }
+  return b.create(OpKind::Load, operands, {perm.result()->type}, ld.attrs)->result();
+}
+
+} // namespace
+
+bool permuteLoads(Function &fn, int numWarps, const std::string &arch) {
+  Target t{numWarps, arch};
+  std::map<const Value *, int> uses = countUses(fn);
+  Rewriter rw(fn);
+  rw.walk([&](Op &op) {
+    if (op.kind != OpKind::Permute) return;
+    Op *ld = permutedLoad(op, uses, t);
+    if (!ld) return;
+    rw.replaceOp(op, {loadPermuted(rw, op, *ld)});
+    rw.erase(*ld);
+    rw.changed = true;
+  });
+  return rw.changed;
+}
+
+transforms::Pass permuteLoadsPass(int numWarps, const std::string &arch) {
+  return {"tile-permute-loads", [numWarps, arch](Function &fn) { return permuteLoads(fn, numWarps, arch); }};
+}
+
+} // namespace tile::gpu

@@ -1,0 +1,29 @@
+// PermuteLoads.h - the "tile-permute-loads" pass: a wgmma dot's operand
+// that is a permuted load, permute(load(p, mask, other)) with the permute
+// the load's one use, becomes load(permute(p), permute(mask),
+// permute(other)) (a constant other stays a constant). A load is
+// elementwise in its operands, so permuting its result is permuting them;
+// the dot then sees the load itself as its operand, and a transposed
+// operand (`tl.dot(a, tl.trans(w))`) takes the same copy path as one whose
+// strides make it K-major (WgmmaToLLVM stages either order).
+//
+// Only for a dot that runs as wgmma (dotRunsOnWgmma: num_warps, arch): on
+// the mma.sync path, and for any other user (a transposed store), permuting
+// the pointers and the mask costs more than permuting the values. Only
+// where the permute, the load and the dot are in one block and the permute
+// has no other use; the new ops go where the load was (no store is
+// crossed).
+#pragma once
+
+#include "ir/IR.h"
+#include "transforms/PassManager.h"
+
+#include <string>
+
+namespace tile::gpu {
+
+/// Returns true when the function changed.
+bool permuteLoads(ir::Function &fn, int numWarps, const std::string &arch);
+transforms::Pass permuteLoadsPass(int numWarps, const std::string &arch);
+
+} // namespace tile::gpu
