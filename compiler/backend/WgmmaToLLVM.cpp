@@ -54,6 +54,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 namespace tile::backend {
 
@@ -263,11 +264,23 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   smemClean = (inFlight && !aliasScratch) || asyncWait.count(&op) ? clean : false;
 
   // ---- descriptors
+  // A descriptor's start field is (address >> 4) in bits 0-13. Shared
+  // addresses are below 2^18 and every operand offset is a multiple of 16,
+  // so (addr + off) >> 4 = addr >> 4 + off >> 4 with no carry out of the
+  // field: one descriptor per (LBO, SBO) is built from the buffer's address,
+  // and each MMA step's is that plus a constant (one 64-bit add, not five
+  // instructions an MMA in the loop).
   llvm::Value *addr = b.CreatePtrToInt(base, b.getInt32Ty());
-  auto desc = [&](llvm::Value *start, int64_t lbo, int64_t sbo) {
-    llvm::Value *field = b.CreateZExt(b.CreateLShr(b.CreateAnd(start, i32(0x3FFFF)), i32(4)), b.getInt64Ty());
-    uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (uint64_t(1) << 62);
-    return b.CreateOr(field, b.getInt64(fixed));
+  llvm::Value *addrField = b.CreateZExt(b.CreateLShr(b.CreateAnd(addr, i32(0x3FFFF)), i32(4)), b.getInt64Ty());
+  std::map<std::pair<int64_t, int64_t>, llvm::Value *> descBases;
+  auto desc = [&](llvm::Value *off, int64_t lbo, int64_t sbo) {
+    llvm::Value *&base = descBases[{lbo, sbo}];
+    if (!base) {
+      uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (uint64_t(1) << 62);
+      base = b.CreateOr(addrField, b.getInt64(fixed));
+    }
+    return b.CreateAdd(base, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
+                       /*HasNUW=*/true, /*HasNSW=*/true);
   };
   llvm::Value *q = b.CreateLShr(warp, i32(2));
   // A of m64 block (mG + q), MMA k step ks (32 bytes of k each); B of step
@@ -278,15 +291,15 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   auto descA = [&](int64_t m, int64_t ks) {
     llvm::Value *blk = b.CreateAdd(q, i32(m * G));
     if (geo.aMNMajor)   // the m64 block is one atom wide; k16 = two 8-row atoms, M / 64 atoms apart
-      return desc(b.CreateAdd(addr, b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024))), 1024,
+      return desc(b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024)), 1024,
                   M / 64 * 1024);
     llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
-    return desc(b.CreateAdd(addr, off), 16, 8 * S);
+    return desc(off, 16, 8 * S);
   };
   auto descB = [&](int64_t ks) {
-    if (geo.transposed) return desc(b.CreateAdd(addr, i32(kMajorOff(ks, M))), 16, 8 * S);   // a, K-major
-    if (geo.bKMajor) return desc(b.CreateAdd(addr, i32(offB + kMajorOff(ks, N))), 16, 8 * S);
-    return desc(b.CreateAdd(addr, i32(offB + 2 * ks * (N / 64) * 1024)), 1024, N / 64 * 1024);
+    if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S);   // a, K-major
+    if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S);
+    return desc(i32(offB + 2 * ks * (N / 64) * 1024), 1024, N / 64 * 1024);
   };
   // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
   // padded rows: warp w' of the group, lane g*4 + t holds Bᵀ rows r = 16w' +

@@ -229,10 +229,37 @@ private:
       lanes = b.create(OpKind::Splat, {cond}, {maskType})->result();
     }
     if (operands.size() > 1) {
-      operands[1] = b.create(OpKind::And, {operands[1], lanes}, {operands[1]->type})->result();
+      int along = ptr->type.isTensor() ? int(axis_.accessOrder(load.operands[0])[0]) : -1;
+      Value *folded = along >= 0 ? andIntoSlice(operands[1], cond, along, b, 2) : nullptr;
+      operands[1] = folded ? folded : b.create(OpKind::And, {operands[1], lanes}, {operands[1]->type})->result();
       return;
     }
     operands = {ptr, lanes, zeroOf(load.result()->type)};
+  }
+
+  /// mask & cond (a scalar) with cond joined into a broadcast slice of the
+  /// mask that is 1 on every dim but `along` (the load's contiguous dim):
+  /// `broadcast(cols) & rows` becomes `broadcast(cols & cond) & rows`, so a
+  /// thread's 16-byte chunks (one value of the slice) cost one `and` each,
+  /// not two. Null when the mask has no such slice within `depth` ands.
+  Value *andIntoSlice(Value *mask, Value *cond, int along, Builder &b, int depth) {
+    Op *d = mask->isBlockArg() ? nullptr : mask->def;
+    if (!d) return nullptr;
+    if (d->kind == OpKind::Broadcast) {
+      Value *src = d->operands[0];
+      const Type &st = src->type;
+      if (!st.isTensor() || st.rank() != mask->type.rank()) return nullptr;
+      for (size_t i = 0; i < st.shape.size(); ++i)
+        if (int(i) != along && st.shape[i] != 1) return nullptr;
+      Value *lanes = b.create(OpKind::Splat, {cond}, {st})->result();
+      Value *joined = b.create(OpKind::And, {src, lanes}, {st})->result();
+      return b.create(OpKind::Broadcast, {joined}, {mask->type}, d->attrs)->result();
+    }
+    if (d->kind != OpKind::And || depth == 0) return nullptr;
+    for (size_t i = 0; i < 2; ++i)
+      if (Value *inner = andIntoSlice(d->operands[i], cond, along, b, depth - 1))
+        return b.create(OpKind::And, {inner, d->operands[1 - i]}, {mask->type})->result();
+    return nullptr;
   }
 
   /// The one op of the body that uses v, or null (none, or several).

@@ -24,7 +24,10 @@
 //   - before the yield, the slice is cloned with iv = iv + step and carried
 //     values = what this iteration yields, masked by `iv + step < ub`
 //     (`>` for a negative step), and yielded; the original load goes.
-// A load given a mask where it had none gets other = 0. Loops whose step is
+// A load given a mask where it had none gets other = 0; a 2-D mask
+// `broadcast(slice) & rest` whose slice varies only along the load's
+// contiguous dim takes the guard into the slice before the broadcast (one
+// `and` an element, not two). Loops whose step is
 // not a nonzero integer constant are left alone. New values copy their types
 // from the values they derive from, so the pass works with or without
 // layouts. Dead ops are removed at the end (DCE).
