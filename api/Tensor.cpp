@@ -500,6 +500,7 @@ void Tensor::copyToHost(void *dst, size_t bytes) const {
 Tensor Context::zeros(const Shape &shape, DType dtype) const { return Tensor(impl_->allocate(shape, dtype)); }
 
 void Context::checkHostSize(const Shape &shape, DType dtype, size_t bytes) const {
+  checkShape(shape, dtype);   // a located error before the count can overflow
   size_t want = size_t(host::shapeNumel(shape)) * dtypeSize(dtype);
   if (bytes != want)
     throw Error(fmt::format("error: {} bytes of host data for a {}{} tensor of {} bytes\n", bytes, dtypeName(dtype),

@@ -1,6 +1,8 @@
 // Diagnostics.cpp - the source registry and diagnostic formatting.
 #include "support/Diagnostics.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -45,6 +47,7 @@ SourceManager::Impl *SourceManager::impl() {
 }
 
 int SourceManager::addFile(std::string path, std::string text) {
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);   // a UTF-8 BOM, as Python ignores it
   Impl *d = impl();
   std::lock_guard lock(d->mu);
   std::vector<size_t> starts = computeLineStarts(text);
@@ -112,19 +115,55 @@ std::string SourceManager::line(int id, int line) const {
 }
 
 namespace {
-/// Messages quote user text (string constants, names); control characters
-/// in it (a NUL, an escape sequence) would cut or garble the diagnostic, so
-/// they print as \xNN. Newlines and tabs stay.
-std::string escapeControls(std::string_view msg) {
+/// The length of the valid UTF-8 sequence at s[i] (0: not valid UTF-8:
+/// a stray continuation byte, a truncated or overlong sequence, a
+/// surrogate, past U+10FFFF) and its code point.
+size_t utf8At(std::string_view s, size_t i, uint32_t &cp) {
+  auto u = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = u(i);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  cp = n == 1 ? c : c & (0x7f >> n);
+  for (size_t k = 1; k < n; ++k) {
+    if ((u(i + k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (u(i + k) & 0x3f);
+  }
+  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+/// A control character (C0 but newline and tab, DEL, C1) or a byte of no
+/// valid UTF-8 sequence would cut or garble a diagnostic on a terminal (a
+/// NUL ends C-string printing; 0x9b starts an 8-bit escape sequence). In
+/// messages each such byte prints as \xNN; in quoted source lines as '?'
+/// (one per byte, so the caret stays under its column). Messages longer
+/// than kMaxMessage bytes (a 1 MB identifier quoted whole) are cut.
+constexpr size_t kMaxMessage = 2000;
+
+std::string cleanText(std::string_view msg, bool line) {
   std::string out;
-  for (char c : msg) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f)
-      out += fmt::format("\\x{:02x}", u);
-    else
-      out += c;
+  for (size_t i = 0; i < msg.size();) {
+    uint32_t cp = 0;
+    size_t n = utf8At(msg, i, cp);
+    bool control = n == 0 || (cp < 0x20 && cp != '\t' && (line || cp != '\n')) || (cp >= 0x7f && cp <= 0x9f);
+    if (!control) {
+      out.append(msg.substr(i, n));
+      i += n;
+      continue;
+    }
+    for (size_t k = 0; k < std::max<size_t>(n, 1); ++k)
+      out += line ? std::string("?") : fmt::format("\\x{:02x}", static_cast<unsigned char>(msg[i + k]));
+    i += std::max<size_t>(n, 1);
   }
   return out;
+}
+
+std::string escapeControls(std::string_view msg) {
+  if (msg.size() <= kMaxMessage) return cleanText(msg, false);
+  size_t cut = kMaxMessage;
+  while (cut > 0 && (static_cast<unsigned char>(msg[cut]) & 0xc0) == 0x80) --cut;   // not inside a character
+  return cleanText(msg.substr(0, cut), false) + fmt::format("... ({} more bytes)", msg.size() - cut);
 }
 } // namespace
 
@@ -150,11 +189,9 @@ std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, b
   size_t col = loc.col > 0 ? static_cast<size_t>(loc.col - 1) : 0;
   size_t start = col > 100 ? col - 60 : 0;
   std::string shown = src.substr(start, 160);
-  // Control characters (a NUL, a stray \r) would cut or garble the line on
-  // a terminal, and C-string printing stops at a NUL: show them as '?'.
-  for (char &c : shown)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
-      c = '?';
+  // Control characters (a NUL, a stray \r, C1) and invalid UTF-8 would cut
+  // or garble the line on a terminal: each byte shows as '?'.
+  shown = cleanText(shown, true);
   std::string caret;
   for (size_t i = start; i < col && i < src.size(); ++i)
     caret += src[i] == '\t' ? '\t' : ' ';

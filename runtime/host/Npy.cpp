@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -155,11 +156,23 @@ Tensor parseNpy(const std::string &bytes, const std::string &what) {
   Shape storedShape = h.shape;
   if (h.fortran)
     std::reverse(storedShape.begin(), storedShape.end());
+  // the header's size is checked against the file before anything is allocated
+  int64_t numel = 0;
+  try {
+    numel = shapeNumel(storedShape);
+  } catch (const HostError &e) {
+    throw HostError(fmt::format("{}: bad .npy header: {}", what, e.what()));
+  }
+  size_t have = bytes.size() - dataStart;
+  int64_t wantBytes = 0;
+  if (__builtin_mul_overflow(numel, int64_t(byteSize(h.dtype)), &wantBytes)) wantBytes = -1;
+  if (wantBytes < 0 || uint64_t(wantBytes) > have)
+    throw HostError(fmt::format("{}: truncated .npy data: header says {}{} ({}) but only {} bytes follow", what,
+                                tritonDTypeName(h.dtype), shapeStr(storedShape),
+                                wantBytes >= 0 ? fmt::format("{} bytes", wantBytes) : fmt::format("{} elements", numel),
+                                have));
   Tensor t = Tensor::zeros(storedShape, h.dtype);
-  size_t dataBytes = size_t(t.numel() * byteSize(h.dtype));
-  if (bytes.size() - dataStart < dataBytes)
-    throw HostError(fmt::format("{}: truncated .npy data: header says {} ({} bytes) but only {} bytes follow",
-                                what, t.describe(), dataBytes, bytes.size() - dataStart));
+  size_t dataBytes = size_t(numel) * size_t(byteSize(h.dtype));
   std::memcpy(t.data(), bytes.data() + dataStart, dataBytes);
   if (h.dtype == Scalar::I1)
     for (int64_t i = 0, n = t.numel(); i < n; ++i)
@@ -211,8 +224,10 @@ std::optional<std::string> saveNpy(const std::string &path, const Tensor &t) {
     throw HostError(fmt::format("cannot open '{}' for writing", path));
   std::string bytes = serializeNpy(t);
   out.write(bytes.data(), std::streamsize(bytes.size()));
-  if (!out)
-    throw HostError(fmt::format("error writing '{}'", path));
+  out.close();   // the buffered bytes reach the file here: a full disk fails now, not silently
+  if (out.fail())
+    throw HostError(fmt::format("error writing '{}' ({} bytes): {}", path, bytes.size(),
+                                errno ? std::strerror(errno) : "write failed"));
   if (t.dtype() == Scalar::BF16)
     return fmt::format("'{}': bfloat16 has no .npy dtype; saved the raw bits as uint16 (<u2); "
                        "load it with load(path, dtype=bfloat16)", path);

@@ -126,7 +126,9 @@ Shape contiguousStrides(const Shape &shape) {
 int64_t shapeNumel(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      throw HostError(fmt::format("shape {} has {}", shapeStr(shape),
+                                  d < 0 ? "a negative dimension" : "more elements than a 64-bit count holds"));
   return n;
 }
 
@@ -255,9 +257,8 @@ Tensor Tensor::reshape(Shape newShape) const {
       inferred = int(i);
       continue;
     }
-    if (newShape[i] < 0)
+    if (newShape[i] < 0 || __builtin_mul_overflow(known, newShape[i], &known))
       throw HostError(fmt::format("invalid shape {} for reshape", shapeStr(newShape)));
-    known *= newShape[i];
   }
   if (inferred >= 0 && known > 0 && numel() % known == 0)
     newShape[size_t(inferred)] = numel() / known;
