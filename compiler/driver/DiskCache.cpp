@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -120,13 +122,30 @@ std::optional<CachedKernel> decodePayload(const std::string &p) {
   return k;
 }
 
+/// No valid entry is larger (the PTX of the largest kernels is a few MB).
+constexpr off_t kMaxEntryBytes = off_t(64) << 20;
+
+/// An entry file's bytes: only a regular file, opened without following a
+/// symlink and without blocking (a FIFO or device at an entry's path is
+/// skipped, not waited on or read forever), and at most kMaxEntryBytes.
 std::optional<std::string> readFile(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(ss).str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> out;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= kMaxEntryBytes) {
+    std::string bytes(size_t(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += size_t(n);
+    }
+    if (got == bytes.size()) out = std::move(bytes);
+  }
+  ::close(fd);
+  return out;
 }
 
 /// The entry's payload when the header is intact, the payload has exactly
@@ -339,16 +358,30 @@ uint64_t DiskCache::sizeBytes() const {
   return total;
 }
 
-int DiskCache::clear() const {
-  int removed = 0;
+std::string DiskCache::unusable() const {
+  std::error_code ec;
+  fs::file_status st = fs::status(config_.dir, ec);
+  if (st.type() == fs::file_type::not_found) return "";   // created by the first store
+  if (ec) return fmt::format("cannot use the cache directory '{}': {}", config_.dir.string(), ec.message());
+  if (st.type() != fs::file_type::directory)
+    return fmt::format("the cache directory '{}' is not a directory", config_.dir.string());
+  fs::directory_iterator it(config_.dir, ec);
+  if (ec) return fmt::format("cannot read the cache directory '{}': {}", config_.dir.string(), ec.message());
+  return "";
+}
+
+int DiskCache::clear(int *failed) const {
+  int removed = 0, failures = 0;
   std::error_code ec;
   std::vector<fs::path> victims;
   for (fs::directory_iterator it(config_.dir, ec), end; !ec && it != end; it.increment(ec))
     if (isEntry(it->path()) || isTemp(it->path())) victims.push_back(it->path());
   for (const fs::path &p : victims) {
     std::error_code rec;
-    if (fs::remove(p, rec) && isEntry(p)) ++removed;
+    if (fs::remove(p, rec)) removed += isEntry(p);
+    else if (rec) ++failures;
   }
+  if (failed) *failed = failures;
   return removed;
 }
 
@@ -396,7 +429,10 @@ const DiskCache *processDiskCache() {
     if (!c.error.empty()) std::fprintf(stderr, "warning: %s; using %llu\n", c.error.c_str(),
                                        static_cast<unsigned long long>(c.maxBytes));
     if (!c.enabled) return nullptr;
-    return new DiskCache(std::move(c));
+    auto *cache = new DiskCache(std::move(c));
+    if (std::string why = cache->unusable(); !why.empty())   // once a process: compiles go on uncached
+      std::fprintf(stderr, "warning: %s; kernels are not cached\n", why.c_str());
+    return cache;
   }();
   return cache;
 }

@@ -95,7 +95,10 @@ public:
   uint64_t sizeBytes() const;
   /// Removes every entry (and stray temporary files); other files in the
   /// directory are left alone. Returns the number of entries removed.
-  int clear() const;
+  int clear(int *failed = nullptr) const;   ///< failed: entries that could not be removed
+  /// Why the directory cannot hold a cache (it is a file, it cannot be
+  /// read); empty when it is usable or does not exist yet.
+  std::string unusable() const;
   /// Removes least recently used entries until at most maxBytes remain.
   void evict() const;
 

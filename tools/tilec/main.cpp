@@ -282,9 +282,18 @@ int cmdCache(const std::string &action, const std::string &dirOverride) {
   }
   driver::DiskCache cache(config);
   std::string dir = config.dir.string();
+  if (std::string why = cache.unusable(); !why.empty()) {
+    std::fprintf(stderr, "tilec: error: %s\n", why.c_str());
+    return 1;
+  }
   if (action == "clear") {
-    int n = cache.clear();
+    int failed = 0, n = cache.clear(&failed);
     std::printf("removed %d entr%s from %s\n", n, n == 1 ? "y" : "ies", dir.c_str());
+    if (failed) {
+      std::fprintf(stderr, "tilec: error: could not remove %d entr%s from %s (permissions, or a read-only file system)\n",
+                   failed, failed == 1 ? "y" : "ies", dir.c_str());
+      return 1;
+    }
     return 0;
   }
   std::vector<driver::CacheEntryInfo> entries = cache.list();
