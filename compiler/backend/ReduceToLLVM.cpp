@@ -231,10 +231,11 @@ bool Emitter::reduceWithShuffles(ir::Op &op) {
     barrier();
     smemClean = false;
     for (auto &[g, acc] : part) {
+      llvm::Value *at = outIdx[g];   // a plain variable: clang before 16 cannot capture a structured binding in a lambda
       auto load = [&](int64_t w) {
-        llvm::Value *v = b.CreateLoad(mty, slot(i32(w), outIdx[g], mty, 0));
+        llvm::Value *v = b.CreateLoad(mty, slot(i32(w), at, mty, 0));
         Regs p = {mty == vty ? v : b.CreateTrunc(v, vty)};
-        if (cb.isArg()) p.push_back(b.CreateLoad(b.getInt32Ty(), slot(i32(w), outIdx[g], b.getInt32Ty(), offIdx)));
+        if (cb.isArg()) p.push_back(b.CreateLoad(b.getInt32Ty(), slot(i32(w), at, b.getInt32Ty(), offIdx)));
         return p;
       };
       Regs a = load(0);

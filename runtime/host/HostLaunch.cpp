@@ -144,7 +144,21 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
   } else {
     req.grid = resolveGrid(ev, kg, args);
   }
+  // A str for a parameter that is not tl.constexpr (Triton rejects it):
+  // reported at the launch, naming the parameter, not inside the kernel.
+  auto checkRuntimeParam = [&](const ast::Param *p, const Value &v, Location at) {
+    if (!p || sema::Program::isConstexprParam(*p) || !v.is<std::string>()) return;
+    fail(at, fmt::format("argument '{}' of kernel '{}' is a str ({}); a parameter that is not tl.constexpr takes a "
+                         "tensor (a pointer), a number or a bool",
+                         p->name, kg.def->name, repr(v)));
+  };
+  auto paramNamed = [&](const std::string &name) -> const ast::Param * {
+    for (const ast::Param &p : kg.def->params)
+      if (p.name == name) return &p;
+    return nullptr;
+  };
   for (size_t i = 0; i < args.args.size(); ++i) {
+    checkRuntimeParam(i < kg.def->params.size() ? &kg.def->params[i] : nullptr, args.args[i], args.argLocs[i]);
     req.positional.push_back(toArgValue(args.args[i], args.argLocs[i], fmt::format("argument {}", i + 1)));
     req.positionalShapes.push_back(shapeOf(args.args[i]));
   }
@@ -155,6 +169,7 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
     // to both.
     bool alsoParam = std::any_of(kg.def->params.begin(), kg.def->params.end(),
                                  [&](const ast::Param &p) { return p.name == name; });
+    if (alsoParam) checkRuntimeParam(paramNamed(name), v, args.kwLocs[i]);
     if (alsoParam) {
       req.keywords.emplace_back(name, toArgValue(v, args.kwLocs[i], fmt::format("argument '{}'", name)));
       req.keywordShapes.push_back(shapeOf(v));
