@@ -8,6 +8,7 @@
 #include "backend/Codegen.h"
 #include "gpu/LayoutAssignment.h"
 #include "gpu/Pipeline.h"
+#include "host/Launcher.h"
 
 #include <fmt/format.h>
 #include <tile/tile.h>

@@ -480,11 +480,14 @@ void addMath(std::map<std::string, Value> &t) {
   t["log"] = builtin("log", [](Evaluator &, CallArgs &c) { return unaryMath(c, "log", UnaryOp::Log, [](double x) { return std::log(x); }); });
   t["sqrt"] = builtin("sqrt", [](Evaluator &, CallArgs &c) { return unaryMath(c, "sqrt", UnaryOp::Sqrt, [](double x) { return std::sqrt(x); }); });
   t["abs"] = builtin("abs", [](Evaluator &, CallArgs &c) { return unaryMath(c, "abs", UnaryOp::Abs, [](double x) { return std::fabs(x); }); });
-  for (auto [name, op] : {std::pair{"maximum", BinaryOp::Max}, std::pair{"minimum", BinaryOp::Min}})
+  for (auto entry : {std::pair{"maximum", BinaryOp::Max}, std::pair{"minimum", BinaryOp::Min}}) {
+    const char *name = entry.first;   // plain variables: clang 14 captures no structured binding
+    BinaryOp op = entry.second;
     t[name] = builtin(name, [name, op](Evaluator &, CallArgs &c) {
       ArgParser p(c, name, {"a", "b"});
       return elementwise(op, p.get("a"), p.get("b"), name);
     });
+  }
   t["where"] = builtin("where", [](Evaluator &, CallArgs &c) {
     ArgParser p(c, "where", {"condition", "x", "y"});
     Tensor x = toTensor(p.get("x"), "x"), y = toTensor(p.get("y"), "y");

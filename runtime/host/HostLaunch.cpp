@@ -97,7 +97,8 @@ std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, const
     c.loc = kg.gridLoc;
     Value meta = metaDict(kg, args);
     auto &items = *meta.as<DictVal>().items;
-    for (const auto &[name, value] : extras) {
+    for (const auto &[extraName, value] : extras) {
+      const std::string &name = extraName;   // clang 14 captures no structured binding
       auto same = [&](const std::pair<Value, Value> &kv) { return kv.first.as<std::string>() == name; };
       items.erase(std::remove_if(items.begin(), items.end(), same), items.end());
       items.emplace_back(Value(name), fromConstValue(value));
@@ -163,7 +164,8 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
     req.positionalShapes.push_back(shapeOf(args.args[i]));
   }
   for (size_t i = 0; i < args.kwargs.size(); ++i) {
-    const auto &[name, v] = args.kwargs[i];
+    const std::string &name = args.kwargs[i].first;   // not a structured binding: clang 14 captures none
+    const Value &v = args.kwargs[i].second;
     // As Triton: a launch option the kernel also declares as a parameter
     // (the persistent-softmax tutorial's `num_stages: tl.constexpr`) binds
     // to both.

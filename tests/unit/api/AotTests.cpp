@@ -319,7 +319,8 @@ std::vector<float> runMatmul(const tile::Context &ctx, const tile::Kernel &mm, c
 void checkMatmul(const tile::Context &ctx, const tile::Kernel &mm, std::mt19937 &rng) {
   std::string sig = mm.compile({}).signature;
   int64_t K = constexprOf(sig, "N_ITERS") * constexprOf(sig, "BLOCK_K") - 3; // ragged K, the compiled N_ITERS
-  for (auto [M, N] : {std::pair<int64_t, int64_t>{100, 75}, {1, 1}, {64, 33}}) {
+  for (auto mn : {std::pair<int64_t, int64_t>{100, 75}, {1, 1}, {64, 33}}) {
+    int64_t M = mn.first, N = mn.second;   // clang 14 captures no structured binding (CAPTURE)
     CAPTURE(M);
     CAPTURE(N);
     CAPTURE(K);

@@ -122,7 +122,8 @@ TEST_CASE("the seed matmul through the API matches a C++ reference on ragged siz
   struct Size {
     int64_t M, N, K;
   };
-  for (auto [M, N, K] : {Size{37, 29, 45}, Size{16, 16, 16}, Size{5, 70, 3}}) {
+  for (Size s : {Size{37, 29, 45}, Size{16, 16, 16}, Size{5, 70, 3}}) {
+    int64_t M = s.M, N = s.N, K = s.K;   // clang 14 captures no structured binding (CAPTURE)
     CAPTURE(M);
     CAPTURE(N);
     CAPTURE(K);

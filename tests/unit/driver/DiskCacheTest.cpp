@@ -128,7 +128,9 @@ TEST_CASE("any part of the key changing misses") {
          k.specialization = ",*f32:16,BLOCK=128";
        }},
   };
-  for (auto &[what, change] : changes) {
+  for (auto &entry : changes) {
+    auto &what = entry.first;   // clang 14 captures no structured binding (CAPTURE)
+    auto &change = entry.second;
     CAPTURE(what);
     CacheKey k = sampleKey();
     change(k);
@@ -167,7 +169,9 @@ TEST_CASE("corrupt and truncated entries are misses, removed, and rebuilt") {
   length[48] ^= 0x01;
   bad.push_back({"payload length", length});
 
-  for (auto &[what, bytes] : bad) {
+  for (auto &entry : bad) {
+    auto &what = entry.first;   // clang 14 captures no structured binding (CAPTURE)
+    auto &bytes = entry.second;
     CAPTURE(what);
     spit(path, bytes);
     CHECK_FALSE(cache.load(key).has_value());

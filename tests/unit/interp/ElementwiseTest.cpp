@@ -428,7 +428,8 @@ TEST_CASE("interp: bitcast keeps the bits") {
                                        {Scalar::F16, Scalar::I16}, {Scalar::BF16, Scalar::U16},
                                        {Scalar::F64, Scalar::U64}, {Scalar::I8, Scalar::U8}};
   std::mt19937_64 rng(3);
-  for (auto [from, to] : pairs) {
+  for (auto pair : pairs) {
+    Scalar from = pair.first, to = pair.second;   // clang 14 captures no structured binding
     HostBuf a(from, 33), out(to, 33);
     fillRandom(a, rng);
     runElementwise({&a}, out, [to](Kernel &kn, const std::vector<ir::Value *> &v) {
