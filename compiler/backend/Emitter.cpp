@@ -265,6 +265,17 @@ llvm::Value *Emitter::sreg(const char *name) {
   return b.CreateIntrinsic(ids.at(name), {}, {});
 }
 
+llvm::Value *Emitter::uniformWarp() {
+  if (uniformWarp_) return uniformWarp_;
+  llvm::IRBuilderBase::InsertPointGuard guard(b);
+  auto *at = llvm::dyn_cast<llvm::Instruction>(warp);
+  if (at) b.SetInsertPoint(at->getNextNode());
+  else b.SetInsertPoint(&kernel->getEntryBlock(), kernel->getEntryBlock().getFirstInsertionPt());
+  uniformWarp_ = b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                                   {b.getInt32(-1), warp, b.getInt32(0), b.getInt32(31)});
+  return uniformWarp_;
+}
+
 llvm::Value *Emitter::smemBase() {
   if (!smem_) {
     auto *ty = llvm::ArrayType::get(b.getInt8Ty(), 0);
@@ -510,6 +521,7 @@ int Emitter::emitKernel() {
   tid = sreg("tid.x");
   lane = b.CreateURem(tid, i32(32));
   warp = b.CreateUDiv(tid, i32(32));
+  uniformWarp_ = nullptr;
   for (size_t i = 0; i < fn.entry().args.size(); ++i) values_[fn.entry().args[i].get()] = {kernel->getArg(i)};
   planAsyncOperands(const_cast<ir::Block &>(fn.entry()));
   emitBlock(fn.entry());

@@ -105,6 +105,13 @@ public:
 
   // ---- threads and shared memory
   llvm::Value *lane = nullptr, *warp = nullptr, *tid = nullptr;
+  /// The warp index broadcast from lane 0 (shfl.sync.idx): the same value
+  /// as `warp`, but ptxas then knows it is uniform across the warp, so
+  /// values computed from it (a warpgroup's wgmma descriptors) live in
+  /// uniform registers instead of going through R2UR before every MMA, as
+  /// Triton does. Built once, in the entry block, on first use.
+  llvm::Value *uniformWarp();
+  llvm::Value *uniformWarp_ = nullptr;
   llvm::Value *sreg(const char *name);
   llvm::Value *smemBase();
   /// bar.sync; shared memory is then "clean" (no access since a barrier).

@@ -282,7 +282,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     return b.CreateAdd(base, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
                        /*HasNUW=*/true, /*HasNSW=*/true);
   };
-  llvm::Value *q = b.CreateLShr(warp, i32(2));
+  llvm::Value *q = b.CreateLShr(uniformWarp(), i32(2));   // the warpgroup: uniform, so descriptors are too
   // A of m64 block (mG + q), MMA k step ks (32 bytes of k each); B of step
   // ks. K-major: 8-row atoms of S = 128 bytes (SBO 8 S), steps inside a
   // row, rows of 128 bytes of k side by side (`rows` / 8 atoms apart).

@@ -11,6 +11,7 @@
 #include "transforms/RewriteUtils.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -159,10 +160,32 @@ private:
       bool needsOther = op->operands.size() == 1;
       if (needsOther && op->result()->type.elem.isPtr)
         continue;
+      if (!loop_.hasAttr("num_stages") && !feedsDot(op->result()))
+        continue;   // Triton's rule: without tl.range(num_stages=), only a dot's operands
       if (std::all_of(op->operands.begin(), op->operands.end(), [&](Value *v) { return isSliceable(v); }))
         loads.push_back(op.get());
     }
     return loads;
+  }
+
+  /// v reaches an operand tile (a or b) of a dot in the body, through any
+  /// ops (nested regions included: a region op whose body reads a reached
+  /// value counts as reaching its results).
+  bool feedsDot(Value *v) const {
+    std::set<const Value *> reached{v};
+    bool dot = false;
+    std::function<bool(const Op &)> reads = [&](const Op &op) {
+      bool any = false;
+      for (const Value *o : op.operands) any = any || reached.count(o);
+      for (auto &r : op.regions)
+        for (auto &inner : r->block->ops) any = reads(*inner) || any;
+      if (op.kind == OpKind::Dot && (reached.count(op.operands[0]) || reached.count(op.operands[1]))) dot = true;
+      if (any)
+        for (auto &res : op.results) reached.insert(res.get());
+      return any;
+    };
+    for (auto &op : body_.ops) reads(*op);
+    return dot;
   }
 
   /// Clones the slice of v after b's insertion point, with map giving the
