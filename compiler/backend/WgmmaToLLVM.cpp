@@ -282,7 +282,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     return b.CreateAdd(base, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
                        /*HasNUW=*/true, /*HasNSW=*/true);
   };
-  llvm::Value *q = b.CreateLShr(uniformWarp(), i32(2));   // the warpgroup: uniform, so descriptors are too
+  // the warpgroup, for descriptors: uniform, so they are too (per-thread
+  // addresses keep `warp`, whose bits LLVM folds with the lane's)
+  llvm::Value *q = b.CreateLShr(uniformWarp(), i32(2));
   // A of m64 block (mG + q), MMA k step ks (32 bytes of k each); B of step
   // ks. K-major: 8-row atoms of S = 128 bytes (SBO 8 S), steps inside a
   // row, rows of 128 bytes of k side by side (`rows` / 8 atoms apart).
@@ -308,7 +310,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // a1) and k + 4 (a2, a3): two 8-byte loads.
   auto fragA = [&](int64_t m, int64_t ks) {
     llvm::Value *g4 = b.CreateLShr(lane, i32(2)), *t = b.CreateAnd(lane, i32(3));
-    llvm::Value *n = b.CreateAdd(b.CreateMul(b.CreateAdd(q, i32(m * G)), i32(64)),
+    llvm::Value *n = b.CreateAdd(b.CreateMul(b.CreateAdd(b.CreateLShr(warp, i32(2)), i32(m * G)), i32(64)),
                                  b.CreateAdd(b.CreateMul(b.CreateAnd(warp, i32(3)), i32(16)), b.CreateMul(g4, i32(2))));
     llvm::Value *k = b.CreateAdd(t, i32(8 * ks));
     llvm::Type *v2 = llvm::FixedVectorType::get(b.getInt32Ty(), 2);

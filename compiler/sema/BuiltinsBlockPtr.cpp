@@ -80,15 +80,23 @@ bool sameLeaf(const Val &a, const Val &b) {
   return a.isIR() ? a.v == b.v : a.c == b.c;
 }
 
-/// `offsets_i + arange(block_i)` shaped [1, .., block_i, .., 1] for rank r.
-Val indexAlong(Lowerer &L, const Val &p, int i, Location loc) {
-  int r = rank(p);
-  int64_t n = blockShape(p)[i];
-  Val idx = L.binaryOp(BinOpKind::Add, offsetOf(p, i), Val::ir(L.at(loc).arange(0, n)), loc);
-  ir::Value *x = idx.v;
-  for (int d = 0; d < r; ++d)
+/// v (a [block_i] tensor) shaped [1, .., block_i, .., 1] for rank r.
+Val alongDim(Lowerer &L, const Val &p, int i, ir::Value *x, Location loc) {
+  for (int d = 0; d < rank(p); ++d)
     if (d != i) x = L.at(loc).expandDims(x, d < i ? 0 : x->type.rank());
   return Val::ir(x);
+}
+
+/// `arange(block_i)` along dim i.
+Val lanesAlong(Lowerer &L, const Val &p, int i, Location loc) {
+  return alongDim(L, p, i, L.at(loc).arange(0, blockShape(p)[i]), loc);
+}
+
+/// `offsets_i + arange(block_i)` along dim i.
+Val indexAlong(Lowerer &L, const Val &p, int i, Location loc) {
+  int64_t n = blockShape(p)[i];
+  Val idx = L.binaryOp(BinOpKind::Add, offsetOf(p, i), Val::ir(L.at(loc).arange(0, n)), loc);
+  return alongDim(L, p, i, idx.v, loc);
 }
 
 /// The boundary_check argument: sorted distinct dimensions of p.
@@ -113,15 +121,28 @@ struct Access {
 };
 
 /// The pointer tensor of the block and the mask of the checked dimensions.
+/// The pointers are the block's first element, a scalar `base + sum_i
+/// offsets[i] * strides[i]` (one addptr a dimension, so each product is
+/// extended to 64 bits on its own), plus the lanes' tile `sum_i arange_i *
+/// strides[i]`, which does not depend on the offsets: in a loop that
+/// advances the block, the tile is invariant and each iteration adds one
+/// scalar to it (per dimension (offset + arange) * stride would make LLVM
+/// redo a widening multiply per row: mm_blockptr's B, 8 rows a thread).
 Access expand(Lowerer &L, const Val &p, const std::vector<int> &checked, Location loc) {
   std::vector<int64_t> shape = blockShape(p);
-  Val ptrs = p.elts[0];
+  Val start = p.elts[0];
+  Val lanes;
+  for (int i = 0; i < rank(p); ++i) {
+    start = L.binaryOp(BinOpKind::Add, start, L.binaryOp(BinOpKind::Mul, offsetOf(p, i), strideOf(p, i), loc), loc);
+    Val along = L.binaryOp(BinOpKind::Mul, lanesAlong(L, p, i, loc), strideOf(p, i), loc);
+    lanes = i == 0 ? along : L.binaryOp(BinOpKind::Add, lanes, along, loc);
+  }
+  Val ptrs = L.binaryOp(BinOpKind::Add, start, lanes, loc);
   Val mask;
   bool masked = false;
   for (int i = 0; i < rank(p); ++i) {
-    Val idx = indexAlong(L, p, i, loc);
-    ptrs = L.binaryOp(BinOpKind::Add, ptrs, L.binaryOp(BinOpKind::Mul, idx, strideOf(p, i), loc), loc);
     if (std::find(checked.begin(), checked.end(), i) == checked.end()) continue;
+    Val idx = indexAlong(L, p, i, loc);
     Val in = L.binaryOp(BinOpKind::BitAnd, L.compareOp(CmpOpKind::GtE, idx, Val::constant(int64_t(0)), loc),
                         L.compareOp(CmpOpKind::Lt, idx, shapeOf(p, i), loc), loc);
     mask = masked ? L.binaryOp(BinOpKind::BitAnd, mask, in, loc) : in;
