@@ -9,6 +9,12 @@
 // through elementwise ops (`a.to(tl.float16)`) when its B goes so and both
 // rings fit in shared memory (the back end's register ring).
 //
+// Which loads: those whose value reaches an operand tile of a dot in the
+// body (Triton's rule), or every load when the loop says
+// tl.range(..., num_stages=n) (its `num_stages` attribute). Memory-bound
+// loops (layer norm, softmax over column blocks) keep their loads in place:
+// there the prefetch only adds instructions (measured on the H200).
+//
 // A load at the top level of a for body is pipelined when its operands
 // depend, through pure region-free ops (integer div/rem excluded: an extra
 // evaluation could divide by zero), only on values defined outside the loop,
