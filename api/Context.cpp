@@ -416,7 +416,16 @@ void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &
                       const std::vector<Arg> &args, const NamedArgs &constexprs) {
   std::vector<ScalarArg> bound(plan.args.size());
   for (size_t r = 0; r < bound.size(); ++r) bound[r] = boundArg(plan, r, args, constexprs);
-  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, ctx.interp);
+  if (ctx.options.timeoutSeconds <= 0) {
+    interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, ctx.interp);
+    return;
+  }
+  interp::Options io = ctx.interp;   // the deadline is per launch
+  io.timeoutSeconds = ctx.options.timeoutSeconds;
+  io.deadline = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(ctx.options.timeoutSeconds));
+  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, io);
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {

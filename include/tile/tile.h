@@ -69,6 +69,11 @@ struct ContextOptions {
   /// each formatted as the CLI prints it; empty: they go to stderr. May be
   /// called from several threads at once.
   std::function<void(const std::string &)> onWarning;
+  /// Interpreter: a launch that runs longer than this many seconds stops
+  /// with a tile::Error ("timed out after N s: kernel 'k' (program x, y,
+  /// z)", located at the loop or the kernel); 0: no limit. Polled between
+  /// programs and at loop back-edges. GPU launches are not bounded.
+  double timeoutSeconds = 0;
 };
 
 namespace detail {

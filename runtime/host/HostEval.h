@@ -13,6 +13,8 @@
 #include "sema/Lower.h"
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <iostream>
 #include <map>
 #include <string>
@@ -31,6 +33,10 @@ struct HostOptions {
   /// Polled in loops and calls: when it becomes true, evaluation stops
   /// with an "interrupted" error (the CLI sets it from SIGINT).
   const std::atomic<bool> *interrupt = nullptr;
+  /// Polled at the same points: past it, evaluation stops with a "timed
+  /// out" error (tilec run --timeout SECONDS; timeoutSeconds is for the message).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  double timeoutSeconds = 0;
 };
 
 /// Runs prog's module body, then its entry function. Returns the exit

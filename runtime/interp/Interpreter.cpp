@@ -68,6 +68,13 @@ void Machine::warn(const ir::Op &op, const std::string &msg) const {
 
 void Machine::error(const ir::Op &op, const std::string &msg) const { fail(op.loc, msg); }
 
+void Machine::stopIfAsked(Location loc) const {
+  if (opts.interrupt && opts.interrupt->load())
+    fail(loc, fmt::format("interrupted: kernel '{}' ({})", fn.name, where()));
+  if (opts.deadline && std::chrono::steady_clock::now() > *opts.deadline)
+    fail(loc, fmt::format("timed out after {} s: kernel '{}' ({})", opts.timeoutSeconds, fn.name, where()));
+}
+
 void Machine::execBlock(ExecBlock &b) {
   for (ExecOp &e : b.ops)
     e.eval(*this, e);
@@ -153,6 +160,7 @@ void evalFor(Machine &m, ExecOp &e) {
       copySlot(m, body.args[k + 1], e.out[k]);
     m.execBlock(body);
     copySlots(m, e, e.out, body.terminatorOperands());
+    m.poll(e.op->loc);
     if (!forStep(ivType, iv, step, iv))
       break;
   }
@@ -172,6 +180,7 @@ void evalWhile(Machine &m, ExecOp &e) {
     copySlots(m, e, body.args, e.out);
     m.execBlock(body);
     copySlots(m, e, e.out, body.terminatorOperands());
+    m.poll(e.op->loc);
   }
 }
 
@@ -225,6 +234,7 @@ void run(const ir::Function &fn, const Grid &grid, const std::vector<ScalarArg> 
     for (int64_t y = 0; y < grid.y; ++y)
       for (int64_t x = 0; x < grid.x; ++x) {
         m.pid[0] = x, m.pid[1] = y, m.pid[2] = z;
+        m.poll(fn.loc);
         m.execBlock(m.entry);
       }
 }

@@ -8,10 +8,13 @@
 
 #include "ir/IR.h"
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,15 @@ struct Options {
   std::function<void(const std::string &)> warn;
   /// Where device_print output goes. Default: stdout.
   std::function<void(const std::string &)> print;
+  /// Polled between programs and at every loop back-edge: once it reads
+  /// true the run stops with a located "interrupted" error naming the
+  /// kernel and program (tilec sets it from SIGINT).
+  const std::atomic<bool> *interrupt = nullptr;
+  /// Polled at the same points: past it the run stops with a located
+  /// "timed out" error (tilec run --timeout, ContextOptions::timeoutSeconds).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// The limit the deadline came from, for the message (seconds).
+  double timeoutSeconds = 0;
 };
 
 /// Runs fn on every program of grid. args match fn.entry().args one to one.

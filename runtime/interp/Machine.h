@@ -91,6 +91,12 @@ public:
   void warn(const ir::Op &op, const std::string &msg) const;
   /// Throws a CompileError at the op.
   [[noreturn]] void error(const ir::Op &op, const std::string &msg) const;
+  /// Stops the run (a located error at loc) if it was interrupted or is past
+  /// its deadline; called between programs and at loop back-edges.
+  void poll(Location loc) const {
+    if ((opts.interrupt && opts.interrupt->load(std::memory_order_relaxed)) || opts.deadline) stopIfAsked(loc);
+  }
+  void stopIfAsked(Location loc) const;
   void execBlock(ExecBlock &b);
 };
 

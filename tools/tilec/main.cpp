@@ -97,6 +97,7 @@ struct RunOptions {
   bool interpret = false, strict = false, noOpt = false, checkGpu = false;
   bool checkOverflow = false;   ///< interpreter: int32 overflow in pointer offsets
   int benchRepeats = 0;   ///< tilec bench
+  double timeoutSeconds = 0;   ///< --timeout: the whole run (host code and interpreted kernels); 0: none
   std::string arch;       ///< empty: the device's
 };
 
@@ -114,12 +115,27 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
     return std::shared_ptr<const sema::Program>(std::move(p));
   }();
   hopts.interrupt = &gInterrupted;
-  std::signal(SIGINT, [](int) { gInterrupted = true; });
+  // the first Ctrl-C stops at the next poll (a located "interrupted"
+  // error); a second one, while something does not poll, ends the process
+  std::signal(SIGINT, [](int) {
+    if (gInterrupted) {
+      std::signal(SIGINT, SIG_DFL);
+      std::raise(SIGINT);
+    }
+    gInterrupted = true;
+  });
   driver::PipelineOptions popts;
   popts.optimize = !ro.noOpt;
   interp::Options iopts;
   iopts.strict = ro.strict;
   iopts.checkOffsetOverflow = ro.checkOverflow;
+  iopts.interrupt = &gInterrupted;
+  if (ro.timeoutSeconds > 0) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                           std::chrono::duration<double>(ro.timeoutSeconds));
+    hopts.deadline = iopts.deadline = deadline;
+    hopts.timeoutSeconds = iopts.timeoutSeconds = ro.timeoutSeconds;
+  }
   cuda::Driver *gpu = ro.interpret ? nullptr : cuda::Driver::get();
   if (!gpu && !ro.interpret)
     std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
@@ -363,6 +379,10 @@ int main(int argc, char **argv) {
                 "interpreter: warn when int32 arithmetic computing a pointer offset overflows");
   run->add_flag("--no-opt", ro.noOpt, "skip the optimization passes");
   run->add_flag("--check-gpu", ro.checkGpu, "also run every launch on the interpreter and compare the outputs");
+  run->add_option("--timeout", ro.timeoutSeconds,
+                  "stop the run after SECONDS (host code and interpreted kernels; polled at loop back-edges and "
+                  "between programs): a located 'timed out' error, exit 1")
+      ->check(CLI::Range(1e-3, 1e7));
   run->add_option("--arch", ro.arch, "gpu architecture (default: the device's, sm_90a on an H200)");
   addDumpDir(run);
 
@@ -378,6 +398,8 @@ int main(int argc, char **argv) {
       ->check(CLI::Range(1, 100000));
   bench->add_flag("--interpret", ro.interpret, "run kernels on the CPU interpreter (the default without a GPU)");
   bench->add_option("--arch", ro.arch, "gpu architecture (default: the device's)");
+  bench->add_option("--timeout", ro.timeoutSeconds, "stop the run after SECONDS (as tilec run --timeout)")
+      ->check(CLI::Range(1e-3, 1e7));
   addDumpDir(bench);
 
   CLI::App *compile = app.add_subcommand("compile", "compile one kernel and print a stage");

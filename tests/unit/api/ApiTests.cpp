@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <mutex>
 #include <random>
 #include <string>
@@ -278,4 +279,30 @@ TEST_CASE("several threads load and launch at once on one context") {
     });
   for (std::thread &th : threads) th.join();
   CHECK(failures == std::vector<int>(kThreads, 0));
+}
+
+TEST_CASE("ContextOptions::timeoutSeconds stops an interpreted launch that never ends, and only that one") {
+  const char *src = R"PY(
+import triton
+import triton.language as tl
+
+@triton.jit
+def spin_kernel(x_ptr, n):
+    i = tl.load(x_ptr)
+    while i < n:
+        i = i * 1
+    tl.store(x_ptr, i + 1)
+)PY";
+  tile::ContextOptions o;
+  o.device = tile::DeviceKind::Interpreter;
+  o.timeoutSeconds = 0.2;
+  tile::Context ctx(o);
+  tile::Kernel spin = ctx.loadString(src, "spin.tile").kernel("spin_kernel");
+  tile::Tensor x = ctx.zeros({1}, tile::DType::I32);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH_AS(spin.launch({1}, {x, int64_t(1)}), doctest::Contains("spin.tile:8:5: error: timed out after 0.2 s: kernel 'spin_kernel' (program 0, 0, 0)"), tile::Error);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  // the deadline is per launch: a launch that ends (n = 0) runs after it
+  spin.launch({1}, {x, int64_t(0)});
+  CHECK(x.toHost<int32_t>()[0] == 1);
 }
