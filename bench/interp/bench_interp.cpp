@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <string>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -22,6 +24,12 @@ using namespace tile;
 int main(int argc, char **argv) {
   constexpr int64_t n = 256, block = 16;
   int reps = argc > 1 ? std::atoi(argv[1]) : 5;
+  // argv[2] "check": with the int32 offset-overflow check (issue 21, item 3)
+  bool check = argc > 2 && std::string(argv[2]) == "check";
+  interp::Options opts;
+  opts.checkOffsetOverflow = check;
+  std::atomic<bool> never{false};
+  opts.interrupt = &never;   // as tilec runs it: polled at every back-edge
   std::vector<float> a(n * n), b(n * n), c(n * n, 0.0f);
   for (int64_t k = 0; k < n * n; ++k)
     a[k] = float(k % 7) - 3.0f, b[k] = float(k % 5) * 0.5f;
@@ -37,7 +45,7 @@ int main(int argc, char **argv) {
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    interp::run(fn, interp::Grid{n / block, n / block, 1}, args);
+    interp::run(fn, interp::Grid{n / block, n / block, 1}, args, opts);
     auto t1 = std::chrono::steady_clock::now();
     best = std::min(best, std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
@@ -45,7 +53,7 @@ int main(int argc, char **argv) {
   for (int64_t k = 0; k < n; ++k)
     ref = std::fmaf(a[5 * n + k], b[k * n + 9], ref);
   bool ok = c[5 * n + 9] == ref;
-  fmt::print("interp matmul {}x{}x{} f32, {}x{}x{} blocks: best of {}: {:.1f} ms ({})\n", n, n, n, block, block,
-             block, reps, best, ok ? "result ok" : "RESULT MISMATCH");
+  fmt::print("interp matmul {}x{}x{} f32, {}x{}x{} blocks{}: best of {}: {:.1f} ms ({})\n", n, n, n, block, block,
+             block, check ? ", offset-overflow check" : "", reps, best, ok ? "result ok" : "RESULT MISMATCH");
   return ok ? 0 : 1;
 }

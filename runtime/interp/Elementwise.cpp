@@ -64,7 +64,7 @@ template <typename F> void intBinary(Machine &m, ExecOp &e, F f) {
 
 int64_t u2i(uint64_t v) { return static_cast<int64_t>(v); }
 
-/// With checkOffsetOverflow: the exact i32 result of add/sub/mul/shl (the
+/// With checkOffsetOverflow (the default): the exact i32 result of add/sub/mul/shl (the
 /// operands are sign-extended, so it fits in int64) must fit in int32.
 void checkI32Overflow(Machine &m, ExecOp &e) {
   if (!e.checkOverflow || e.warned)
@@ -88,9 +88,11 @@ void checkI32Overflow(Machine &m, ExecOp &e) {
     if (exact == static_cast<int32_t>(exact))
       continue;
     e.warned = true;
-    m.warn(*e.op, fmt::format("int32 overflow in a pointer offset in kernel '{}' (first at {}): {} {} {} = {} "
-                              "does not fit in int32 and wraps around; compute the offset in int64",
-                              m.fn.name, m.where(), x, sym, y, exact));
+    std::string msg = fmt::format("int32 overflow in a pointer offset in kernel '{}' ({}{}): {} {} {} = {} "
+                                  "does not fit in int32 and wraps around; compute the offset in int64",
+                                  m.fn.name, m.opts.strict ? "" : "first at ", m.where(), x, sym, y, exact);
+    if (m.opts.strict) m.error(*e.op, msg);
+    m.warn(*e.op, msg);
     return;
   }
 }

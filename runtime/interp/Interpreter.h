@@ -50,8 +50,10 @@ struct Grid {
 struct Options {
   /// An out-of-range unmasked load is an error instead of a warning + poison.
   bool strict = false;
-  /// Report int32 overflow in pointer offsets (addptr with i32 offsets).
-  bool checkOffsetOverflow = false;
+  /// Report int32 overflow in pointer offsets (i32 add/sub/mul/shl that
+  /// feed an addptr): a warning once per op, an error under `strict`. On by
+  /// default (issue 21: it costs nothing measurable, bench/interp).
+  bool checkOffsetOverflow = true;
   /// Where warnings go (formatted diagnostics). Default: stderr.
   std::function<void(const std::string &)> warn;
   /// Where device_print output goes. Default: stdout.

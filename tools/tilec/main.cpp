@@ -95,7 +95,7 @@ std::atomic<bool> gInterrupted{false};
 
 struct RunOptions {
   bool interpret = false, strict = false, noOpt = false, checkGpu = false;
-  bool checkOverflow = false;   ///< interpreter: int32 overflow in pointer offsets
+  bool noCheckOverflow = false;   ///< interpreter: no int32 overflow check of pointer offsets
   int benchRepeats = 0;   ///< tilec bench
   double timeoutSeconds = 0;   ///< --timeout: the whole run (host code and interpreted kernels); 0: none
   std::string arch;       ///< empty: the device's
@@ -128,7 +128,7 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
   popts.optimize = !ro.noOpt;
   interp::Options iopts;
   iopts.strict = ro.strict;
-  iopts.checkOffsetOverflow = ro.checkOverflow;
+  iopts.checkOffsetOverflow = !ro.noCheckOverflow;
   iopts.interrupt = &gInterrupted;
   if (ro.timeoutSeconds > 0) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -374,9 +374,12 @@ int main(int argc, char **argv) {
   run->add_option("file", file, ".tile file")->required();
   run->add_option("-D", defines, "NAME=VALUE: a global of the host program (overrides its module-level assignment)");
   run->add_flag("--interpret", ro.interpret, "run kernels on the CPU interpreter (the default without a GPU)");
-  run->add_flag("--strict", ro.strict, "out-of-bounds loads are errors, not warnings");
-  run->add_flag("--check-overflow", ro.checkOverflow,
-                "interpreter: warn when int32 arithmetic computing a pointer offset overflows");
+  run->add_flag("--strict", ro.strict,
+                "out-of-bounds loads and int32 overflow in pointer offsets are errors, not warnings");
+  bool checkOverflowCompat = false;   // the default since issue 21; kept so old command lines work
+  run->add_flag("--check-overflow", checkOverflowCompat,
+                "interpreter: warn when int32 arithmetic computing a pointer offset overflows (the default)");
+  run->add_flag("--no-check-overflow", ro.noCheckOverflow, "interpreter: do not check int32 pointer-offset arithmetic");
   run->add_flag("--no-opt", ro.noOpt, "skip the optimization passes");
   run->add_flag("--check-gpu", ro.checkGpu, "also run every launch on the interpreter and compare the outputs");
   run->add_option("--timeout", ro.timeoutSeconds,

@@ -216,7 +216,20 @@ TEST_CASE("interp: checkOffsetOverflow warns once for i32 overflow feeding addpt
   REQUIRE(cap.warnings.size() == 1);
   CHECK(cap.warnings[0].find("errors.tile:1:3: warning: int32 overflow in a pointer offset in kernel 'k' (first "
                              "at program 2, 0, 0): 1073741824 * 2 = 2147483648 does not fit in int32") == 0);
+  Capture byDefault;   // on by default (issue 21)
+  run(*kern.fn, Grid{4, 1, 1}, {x.arg(), i32Arg(1 << 30)}, byDefault.opts());
+  CHECK(byDefault.warnings == cap.warnings);
   Capture quiet;
-  run(*kern.fn, Grid{4, 1, 1}, {x.arg(), i32Arg(1 << 30)}, quiet.opts());
+  Options noCheck = quiet.opts();
+  noCheck.checkOffsetOverflow = false;
+  run(*kern.fn, Grid{4, 1, 1}, {x.arg(), i32Arg(1 << 30)}, noCheck);
+  CHECK(quiet.warnings.empty());
+  Options strict = quiet.opts();   // strict: an error at the op, no warning
+  strict.strict = true;
+  Location at;
+  CHECK(errorOf([&] { run(*kern.fn, Grid{4, 1, 1}, {x.arg(), i32Arg(1 << 30)}, strict); }, &at)
+            .find("int32 overflow in a pointer offset in kernel 'k' (program 2, 0, 0)") == 0);
+  CHECK(at.line == 1);
+  CHECK(at.col == 3);
   CHECK(quiet.warnings.empty());
 }
