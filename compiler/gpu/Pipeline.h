@@ -39,7 +39,7 @@
 // layouts. Dead ops are removed at the end (DCE).
 //
 // Known limits: the next-iteration slice runs once more than before; with
-// the interpreter's checkOffsetOverflow option an i32 overflow warning is
+// the interpreter's offset-overflow check (on by default) an i32 overflow warning is
 // possible there, and `iv + step` may wrap for bounds near the type's max.
 #pragma once
 
