@@ -32,5 +32,5 @@ n=$(wc -l < "$build/clang-check.cmds")
 fails=0
 while IFS= read -r cmd; do
   printf '%s\0' "$cmd"
-done < "$build/clang-check.cmds" | xargs -0 -P "$(nproc)" -I{} sh -c '{} 2> /tmp/clang-check.$$.err || { cat /tmp/clang-check.$$.err; exit 255; }' || fails=1
+done < "$build/clang-check.cmds" | xargs -0 -P "$(nproc)" -I{} sh -c 'out=$({ {}; } 2>&1) || { printf "%s\n" "$out"; exit 255; }' || fails=1
 if [ $fails = 0 ]; then echo "clang-check: $n translation units parse with $clang"; else echo "clang-check: FAILED"; exit 1; fi

@@ -416,16 +416,14 @@ void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &
                       const std::vector<Arg> &args, const NamedArgs &constexprs) {
   std::vector<ScalarArg> bound(plan.args.size());
   for (size_t r = 0; r < bound.size(); ++r) bound[r] = boundArg(plan, r, args, constexprs);
-  if (ctx.options.timeoutSeconds <= 0) {
-    interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, ctx.interp);
-    return;
+  const interp::Options *opts = &ctx.interp;
+  interp::Options timed;   // the deadline is per launch (copied only when there is one)
+  if (ctx.options.timeoutSeconds > 0) {
+    timed = ctx.interp;
+    timed.deadline = Deadline::after(ctx.options.timeoutSeconds);
+    opts = &timed;
   }
-  interp::Options io = ctx.interp;   // the deadline is per launch
-  io.timeoutSeconds = ctx.options.timeoutSeconds;
-  io.deadline = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(ctx.options.timeoutSeconds));
-  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, io);
+  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, *opts);
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {

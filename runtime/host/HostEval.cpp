@@ -128,8 +128,8 @@ void Evaluator::declareModule() {
 void Evaluator::checkInterrupt(Location loc) const {
   if (opts_.interrupt && opts_.interrupt->load())
     fail(loc, "interrupted");
-  if (opts_.deadline && std::chrono::steady_clock::now() > *opts_.deadline)
-    fail(loc, fmt::format("timed out after {} s", opts_.timeoutSeconds));
+  if (opts_.deadline && opts_.deadline->passed())
+    fail(loc, fmt::format("timed out after {} s", opts_.deadline->seconds));
 }
 
 Scope &Evaluator::targetScope(Scope &scope, const std::string &name) {

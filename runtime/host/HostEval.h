@@ -11,9 +11,9 @@
 #include "host/Launcher.h"
 #include "sema/ConstValue.h"
 #include "sema/Lower.h"
+#include "support/Deadline.h"
 
 #include <atomic>
-#include <chrono>
 #include <optional>
 #include <iostream>
 #include <map>
@@ -33,10 +33,9 @@ struct HostOptions {
   /// Polled in loops and calls: when it becomes true, evaluation stops
   /// with an "interrupted" error (the CLI sets it from SIGINT).
   const std::atomic<bool> *interrupt = nullptr;
-  /// Polled at the same points: past it, evaluation stops with a "timed
-  /// out" error (tilec run --timeout SECONDS; timeoutSeconds is for the message).
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  double timeoutSeconds = 0;
+  /// Polled at the same points: once it has passed, evaluation stops with
+  /// a "timed out" error (tilec run --timeout SECONDS).
+  std::optional<Deadline> deadline;
 };
 
 /// Runs prog's module body, then its entry function. Returns the exit

@@ -7,9 +7,9 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "support/Deadline.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -62,11 +62,9 @@ struct Options {
   /// true the run stops with a located "interrupted" error naming the
   /// kernel and program (tilec sets it from SIGINT).
   const std::atomic<bool> *interrupt = nullptr;
-  /// Polled at the same points: past it the run stops with a located
-  /// "timed out" error (tilec run --timeout, ContextOptions::timeoutSeconds).
-  std::optional<std::chrono::steady_clock::time_point> deadline;
-  /// The limit the deadline came from, for the message (seconds).
-  double timeoutSeconds = 0;
+  /// Polled at the same points: once it has passed the run stops with a
+  /// located "timed out" error (tilec run --timeout, ContextOptions::timeoutSeconds).
+  std::optional<Deadline> deadline;
 };
 
 /// Runs fn on every program of grid. args match fn.entry().args one to one.

@@ -130,12 +130,7 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
   iopts.strict = ro.strict;
   iopts.checkOffsetOverflow = !ro.noCheckOverflow;
   iopts.interrupt = &gInterrupted;
-  if (ro.timeoutSeconds > 0) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                           std::chrono::duration<double>(ro.timeoutSeconds));
-    hopts.deadline = iopts.deadline = deadline;
-    hopts.timeoutSeconds = iopts.timeoutSeconds = ro.timeoutSeconds;
-  }
+  if (ro.timeoutSeconds > 0) hopts.deadline = iopts.deadline = Deadline::after(ro.timeoutSeconds);
   cuda::Driver *gpu = ro.interpret ? nullptr : cuda::Driver::get();
   if (!gpu && !ro.interpret)
     std::fprintf(stderr, "note: no GPU (%s); running kernels on the CPU interpreter\n",
