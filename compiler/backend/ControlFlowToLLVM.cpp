@@ -81,6 +81,7 @@ bool Emitter::emitFor(ir::Op &op) {
     for (const auto &[dot, alias] : pipelinedWgmma) aliasScratch |= alias && dot->parent == &body;
   }
   if (aliasScratch) beginSharedUse();   // once, before the loop
+  stageInvariantOperands(op);
   llvm::BasicBlock *pre = b.GetInsertBlock(), *header = newBlock(*this, "for.header"),
                    *loop = newBlock(*this, "for.body"), *exit = newBlock(*this, "for.exit");
   b.CreateBr(header);
@@ -147,7 +148,7 @@ bool Emitter::emitFor(ir::Op &op) {
                            : carried[i];
     define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));
   }
-  if (loopRings.count(&op)) {
+  if (loopRings.count(&op) || ownAAt.count(&op)) {
     releaseRings(op);
     exitBarrier = true;
   }
@@ -159,6 +160,7 @@ void Emitter::emitWhile(ir::Op &op) {
   std::vector<ir::Type> beforeTypes = argTypes(before, 0), afterTypes = argTypes(after, 0);
   std::vector<Regs> init;
   for (size_t i = 0; i < beforeTypes.size(); ++i) init.push_back(regsAs(op.operands[i], beforeTypes[i]));
+  stageInvariantOperands(op);
   llvm::BasicBlock *pre = b.GetInsertBlock(), *condBB = newBlock(*this, "while.cond"),
                    *loop = newBlock(*this, "while.body"), *exit = newBlock(*this, "while.exit");
   b.CreateBr(condBB);
@@ -178,6 +180,7 @@ void Emitter::emitWhile(ir::Op &op) {
   b.CreateBr(condBB);
   b.SetInsertPoint(exit);
   for (size_t i = 0; i < afterTypes.size(); ++i) define(op.results[i].get(), convertRegs(vals[i], afterTypes[i], op.results[i]->type, op.loc));
+  if (ownAAt.count(&op)) releaseRings(op);
 }
 
 void Emitter::emitIf(ir::Op &op) {

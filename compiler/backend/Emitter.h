@@ -296,6 +296,19 @@ public:
   /// the memory or the next round of an enclosing loop refilling them, may
   /// write them) and the rings' memory given back.
   void releaseRings(const ir::Op &loop);
+  /// wgmma dots whose A is defined before their loop and is not read from
+  /// registers: A is staged once before the loop into a dot buffer of its
+  /// own (planInvariantOperands, stageInvariantOperands); per such dot: its
+  /// loop and its buffer; per such loop: where its first buffer starts
+  /// among the dot buffers (given back with its rings).
+  std::map<const ir::Op *, const ir::Op *> ownA;
+  std::map<const ir::Op *, llvm::Value *> ownABase;
+  std::map<const ir::Op *, int64_t> ownAAt;
+  void planInvariantOperands(ir::Op &loop);
+  void stageInvariantOperands(const ir::Op &loop);
+  /// Off in the emission that retries a kernel whose buffers did not fit.
+  bool ownOperands = true;
+  bool usedOwnOperands = false;
   llvm::GlobalVariable *dotBufferAt = nullptr;
   /// Operand tiles of pipelined wgmma dots (in the scratch region) that go
   /// from global to shared memory by cp.async instead of through registers:

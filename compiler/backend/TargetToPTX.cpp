@@ -115,12 +115,12 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine 
     m->setTargetTriple(kTriple);
     m->setDataLayout(tm.createDataLayout());
     Emitter e(*m, fn, opts);
-    e.registerRings = registerRings;
+    e.registerRings = e.ownOperands = registerRings;
     try {
       int smem = e.emitKernel();
       if (sharedBytes) *sharedBytes = smem;
     } catch (const CompileError &) {
-      *usedRings = e.usedRegisterRings;
+      *usedRings = e.usedRegisterRings || e.usedOwnOperands;
       throw;
     }
     if (!e.libdevicePath.empty()) linkLibdevice(*m, e.libdevicePath, fn.loc);
@@ -130,8 +130,9 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext &ctx, llvm::TargetMachine 
   try {
     return emit(true, &usedRings);
   } catch (const CompileError &) {
-    // register rings (computed dot operands in shared memory) that do not
-    // fit beside the rest: the kernel without them
+    // register rings (computed dot operands in shared memory) or buffers of
+    // loop-invariant operands that do not fit beside the rest: the kernel
+    // without them
     if (!usedRings) throw;
     return emit(false, &usedRings);
   }

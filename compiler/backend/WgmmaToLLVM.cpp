@@ -35,8 +35,10 @@
 // rows 8w + l/4 + 8W*i. Staging A's row L at smem row R(L) makes them the
 // same registers: with L = g + 8w + 8W(2m + h), w = 4q + w',
 //   R = 64(mG + q) + 16w' + 8h + g.
-// f16/bf16 A in wgmmaAccLayout (attention's p, or q converted before the
-// loop) is read from registers instead (registerFragsA); a B whose
+// f16/bf16 A in wgmmaAccLayout (attention's p) is read from registers
+// instead (registerFragsA); an A defined before its loop (attention's q) is
+// staged once, before the loop, into a buffer of its own
+// (planInvariantOperands); a B whose
 // registers run along k (kᵀ) is staged K-major, as A, with imm-trans-b 0;
 // an A whose registers run along m (Aᵀ) is staged M-major, in B's N-major
 // atoms (8 k x 64 m; an m64 block is one atom wide), with imm-trans-a 1.
@@ -86,11 +88,14 @@ struct Geometry {
   /// through strides, or `tl.trans` of a K x M tile): staged M-major in
   /// 128-byte swizzle atoms as an N-major B is, imm-trans-a 1
   bool aMNMajor = false;
+  /// A defined before the loop, staged once into a buffer of its own
+  /// before it (Emitter::ownA): the dot's operand region holds B only
+  bool aOwn = false;
   static constexpr int64_t rowBytes = 128;
   /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
   /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
   static constexpr int64_t bPadWords = 8;
-  static Geometry of(const ir::Op &dot, int numWarps) {
+  static Geometry of(const ir::Op &dot, int numWarps, bool ownA = false) {
     const ir::Type &a = dot.operands[0]->type, &bt = dot.operands[1]->type;
     bool tf32 = a.elem.scalar == Scalar::F32;
     Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
@@ -100,6 +105,7 @@ struct Geometry {
     g.bKMajor = bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1;
     auto *al = dynamic_cast<const gpu::BlockedLayout *>(a.layout.get());
     g.aMNMajor = !g.aRegs && al && al->rank() == 2 && al->order[0] == 0 && al->sizePerThread[0] > 1;
+    g.aOwn = ownA && !g.aRegs;
     return g;
   }
   int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
@@ -107,9 +113,41 @@ struct Geometry {
   int64_t bytes() const {   ///< a then b
     return offB() + (transposed ? K * bRowBytes() : bKMajor ? N * aK() * esize : K * N * esize);
   }
-  int64_t offB() const { return aRegs ? 0 : M * aK() * esize; }
+  int64_t aBytes() const { return M * aK() * esize; }
+  int64_t offB() const { return aRegs || aOwn ? 0 : aBytes(); }
   int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32
 };
+
+/// The geometry of a wgmma dot as this emitter plans it.
+Geometry geometry(const Emitter &e, const ir::Op &dot) {
+  return Geometry::of(dot, e.opts.numWarps, e.ownA.count(&dot) != 0);
+}
+
+/// Stores the registers of operand tile v at base + off + at(row, col).
+/// Runs of up to 16 bytes consecutive along `along` stay inside one 16-byte
+/// chunk (they start at a multiple of their length). tf32 operands are
+/// truncated here (toTf32), as the tensor cores read the cp.async path's
+/// f32 bits.
+void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base, int64_t off, int along,
+               const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
+  Builder &b = e.b;
+  bool tf32 = geo.esize == 4;
+  Dist d = e.dist(v->type);
+  auto crd = e.coords(d);
+  const Regs &r = e.regs(v);
+  size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true, along);
+  llvm::Type *vt = tf32 ? b.getInt32Ty() : e.memType(v->type.elem);
+  auto value = [&](size_t i) { return tf32 ? e.toTf32(r[i]) : r[i]; };
+  llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, e.i32(off));
+  Regs own = e.owners(d);   // replicated operand registers store once (uniform over a run)
+  for (size_t i = 0; i < r.size(); i += n) {
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
+    llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
+    for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, value(i + k), k);
+    e.storeIf(own.empty() ? nullptr : own[i], n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
+              llvm::Align(n * uint64_t(geo.esize)));
+  }
+}
 
 /// Byte offsets, in an operand buffer, of an element: A's row L goes to smem
 /// row R(L).
@@ -166,7 +204,7 @@ struct Tiles {
 bool Emitter::dotWithWgmma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int W = opts.numWarps;
-  const Geometry geo = Geometry::of(op, W);
+  const Geometry geo = geometry(*this, op);
   if (!gpu::dotRunsOnWgmma(op, W, opts.arch) || !res->type.layout ||
       !res->type.layout->equals(*gpu::wgmmaAccLayout(W, geo.transposed)))
     return false;
@@ -200,33 +238,14 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     beginSharedUse();
     base = smemBase();
   }
-  llvm::Type *elemTy = memType(a->type.elem);
 
   // ---- staging
   Tiles tiles{*this, geo, W};
   auto offsetA = [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); };
   auto offsetB = [&](llvm::Value *k, llvm::Value *n) { return tiles.offsetB(k, n); };
-  // runs of up to 16 bytes consecutive along the row stay inside one
-  // 16-byte chunk (they start at a multiple of their length). tf32 operands
-  // are truncated here (toTf32), as the tensor cores read the cp.async
-  // path's f32 bits.
   auto stage = [&](ir::Value *v, int64_t off, int along,
                    const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
-    Dist d = dist(v->type);
-    auto crd = coords(d);
-    const Regs &r = regs(v);
-    size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true, along);
-    llvm::Type *vt = tf32 ? b.getInt32Ty() : elemTy;
-    auto value = [&](size_t i) { return tf32 ? toTf32(r[i]) : r[i]; };
-    llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
-    Regs own = owners(d);   // replicated operand registers store once (uniform over a run)
-    for (size_t i = 0; i < r.size(); i += n) {
-      llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
-      llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
-      for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, value(i + k), k);
-      storeIf(own.empty() ? nullptr : own[i], n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
-              llvm::Align(n * uint64_t(geo.esize)));
-    }
+    stageTile(*this, geo, v, base, off, along, at);
   };
   bool clean = smemClean;
   bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
@@ -234,7 +253,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   if (async && !waited) {   // this iteration's copies are done; later ones may stay in flight
     asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
   } else {
-    if (!geo.aRegs) stage(a, 0, geo.aMNMajor ? 0 : 1, offsetA);
+    if (!geo.aRegs && !geo.aOwn) stage(a, 0, geo.aMNMajor ? 0 : 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
   }
   // in flight: the previous iteration's MMAs may still run; this
@@ -270,21 +289,28 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // field: one descriptor per (LBO, SBO) is built from the buffer's address,
   // and each MMA step's is that plus a constant (one 64-bit add, not five
   // instructions an MMA in the loop).
-  llvm::Value *addr = b.CreatePtrToInt(base, b.getInt32Ty());
-  llvm::Value *addrField = b.CreateZExt(b.CreateLShr(b.CreateAnd(addr, i32(0x3FFFF)), i32(4)), b.getInt64Ty());
-  std::map<std::pair<int64_t, int64_t>, llvm::Value *> descBases;
-  auto desc = [&](llvm::Value *off, int64_t lbo, int64_t sbo) {
-    llvm::Value *&base = descBases[{lbo, sbo}];
-    if (!base) {
+  llvm::Value *aBuffer = geo.aOwn ? ownABase.at(&op) : base;
+  auto addrFieldOf = [&](llvm::Value *buffer) {
+    llvm::Value *addr = b.CreatePtrToInt(buffer, b.getInt32Ty());
+    return b.CreateZExt(b.CreateLShr(b.CreateAnd(addr, i32(0x3FFFF)), i32(4)), b.getInt64Ty());
+  };
+  std::map<llvm::Value *, llvm::Value *> addrFields{{base, addrFieldOf(base)}};
+  if (aBuffer != base) addrFields[aBuffer] = addrFieldOf(aBuffer);
+  std::map<std::tuple<llvm::Value *, int64_t, int64_t>, llvm::Value *> descBases;
+  auto descAt = [&](llvm::Value *buffer, llvm::Value *off, int64_t lbo, int64_t sbo) {
+    llvm::Value *&start = descBases[{buffer, lbo, sbo}];
+    if (!start) {
       uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (uint64_t(1) << 62);
-      base = b.CreateOr(addrField, b.getInt64(fixed));
+      start = b.CreateOr(addrFields.at(buffer), b.getInt64(fixed));
     }
-    return b.CreateAdd(base, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
+    return b.CreateAdd(start, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
                        /*HasNUW=*/true, /*HasNSW=*/true);
   };
+  auto desc = [&](llvm::Value *off, int64_t lbo, int64_t sbo) { return descAt(base, off, lbo, sbo); };
   // the warpgroup, for descriptors: uniform, so they are too (per-thread
-  // addresses keep `warp`, whose bits LLVM folds with the lane's)
-  llvm::Value *q = b.CreateLShr(uniformWarp(), i32(2));
+  // addresses keep `warp`, whose bits LLVM folds with the lane's); with one
+  // warpgroup, 0, so that each descriptor is its buffer's plus a constant
+  llvm::Value *q = G == 1 ? i32(0) : b.CreateLShr(uniformWarp(), i32(2));
   // A of m64 block (mG + q), MMA k step ks (32 bytes of k each); B of step
   // ks. K-major: 8-row atoms of S = 128 bytes (SBO 8 S), steps inside a
   // row, rows of 128 bytes of k side by side (`rows` / 8 atoms apart).
@@ -293,10 +319,10 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   auto descA = [&](int64_t m, int64_t ks) {
     llvm::Value *blk = b.CreateAdd(q, i32(m * G));
     if (geo.aMNMajor)   // the m64 block is one atom wide; k16 = two 8-row atoms, M / 64 atoms apart
-      return desc(b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024)), 1024,
-                  M / 64 * 1024);
+      return descAt(aBuffer, b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024)), 1024,
+                    M / 64 * 1024);
     llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
-    return desc(off, 16, 8 * S);
+    return descAt(aBuffer, off, 16, 8 * S);
   };
   auto descB = [&](int64_t ks) {
     if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S);   // a, K-major
@@ -556,7 +582,7 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
     if (yield->operands[j] == dot->result() && j != i) return false;
   if (yield->operands[i] != dot->result() || !(arg->type == dot->result()->type)) return false;
   const ir::Type &t = dot->result()->type;
-  const Geometry geo = Geometry::of(*dot, opts.numWarps);
+  const Geometry geo = geometry(*this, *dot);
   if (!gpu::dotRunsOnWgmma(*dot, opts.numWarps, opts.arch) || !t.layout || !t.layout->equals(*gpu::wgmmaAccLayout(opts.numWarps, geo.transposed)))
     return false;
   // an A read from registers stays in flight only until the next
@@ -569,11 +595,14 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
 
 void Emitter::releaseRings(const ir::Op &loop) {
   auto it = loopRings.find(&loop);
-  if (it == loopRings.end()) return;
+  auto own = ownAAt.find(&loop);
+  if (it == loopRings.end() && own == ownAAt.end()) return;
   barrier();
   int64_t first = dotBufferTop;
-  for (const ir::Op *dot : it->second)
-    if (auto at = ringAt.find(dot); at != ringAt.end()) first = std::min(first, at->second);
+  if (it != loopRings.end())
+    for (const ir::Op *dot : it->second)
+      if (auto at = ringAt.find(dot); at != ringAt.end()) first = std::min(first, at->second);
+  if (own != ownAAt.end()) first = std::min(first, own->second);
   dotBufferTop = first;   // the rings were the last buffers reserved: their copies started just before the loop
   ringsReleased |= dotBufferTop == 0;
 }
@@ -628,7 +657,7 @@ bool isZeroConstant(const ir::Value *v) {
 } // namespace
 
 std::vector<size_t> Emitter::asyncChain(ir::Op &loop, const ir::Op &dot, int k) {
-  const Geometry geo = Geometry::of(dot, opts.numWarps);
+  const Geometry geo = geometry(*this, dot);
   // a load qualifies when it moves 16-byte chunks proven contiguous,
   // aligned and uniformly masked, with `other` zero (cp.async's zero fill)
   // the 16-byte chunks' direction in shared memory
@@ -688,7 +717,9 @@ void Emitter::markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vecto
 void Emitter::planAsyncOperands(ir::Block &blk) {
   for (auto &op : blk.ops) {
     for (auto &r : op->regions) planAsyncOperands(*r->block);
+    if (op->kind == ir::OpKind::While) planInvariantOperands(*op);
     if (op->kind != ir::OpKind::For) continue;
+    planInvariantOperands(*op);
     ir::Block &body = *op->regions[0]->block;
     bool pipelined = false;
     for (size_t i = 0; i + 1 < body.args.size(); ++i) {
@@ -708,6 +739,48 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       planDeferredWaits(*op);
     }
   }
+}
+
+void Emitter::planInvariantOperands(ir::Op &loop) {
+  // a wgmma dot of the body whose f16/bf16 A is defined before the loop
+  // and is not read from registers (attention's q): staged once, before
+  // the loop, into a buffer of its own, and read by descriptor in every
+  // iteration (Triton's local_alloc of q), so that its registers are free
+  // in the loop
+  if (!ownOperands) return;
+  bool isWhile = loop.kind == ir::OpKind::While;
+  ir::Block &body = *loop.regions[isWhile ? 1 : 0]->block;
+  auto inLoop = [&](const ir::Block *blk) {
+    for (auto &r : loop.regions)
+      if (blk == r->block.get() || isInsideBlock(blk, *r->block)) return true;
+    return false;
+  };
+  for (auto &o : body.ops) {
+    if (!wgmmaAccDot(*o)) continue;
+    const ir::Value *a = o->operands[0];
+    if (inLoop(a->isBlockArg() ? a->owner : a->def->parent) || a->type.elem.scalar == Scalar::F32) continue;
+    if (Geometry::of(*o, opts.numWarps).aRegs) continue;
+    ownA[o.get()] = &loop;
+  }
+}
+
+void Emitter::stageInvariantOperands(const ir::Op &loop) {
+  bool any = false;
+  for (const auto &[dot, l] : ownA) {
+    if (l != &loop) continue;
+    const Geometry geo = geometry(*this, *dot);
+    if (!ownAAt.count(&loop)) ownAAt[&loop] = dotBufferTop;
+    llvm::Value *base = dotBuffers(geo.aBytes(), dot->loc);
+    ownABase[dot] = base;
+    Tiles tiles{*this, geo, opts.numWarps};
+    stageTile(*this, geo, dot->operands[0], base, 0, geo.aMNMajor ? 0 : 1,
+              [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); });
+    usedOwnOperands = any = true;
+  }
+  if (!any) return;
+  // st.shared (generic proxy) before wgmma's reads (async proxy), in every warp
+  inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
+  barrier();
 }
 
 bool Emitter::wgmmaAccDot(const ir::Op &o) const {
@@ -734,7 +807,7 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
     if (wgmmaAccDot(*o) && !pipelinedWgmma.count(o.get())) dots.push_back(o.get());
   for (size_t i = 1; i < dots.size(); ++i) {
     ir::Op *first = dots[i - 1], *dot = dots[i];
-    if (!Geometry::of(*dot, opts.numWarps).aRegs || deferredWait.count(first) || deferredDots.count(first)) continue;
+    if (!geometry(*this, *dot).aRegs || deferredWait.count(first) || deferredDots.count(first)) continue;
     std::vector<const ir::Op *> users;
     usesOf(dot->result(), body, users);
     size_t j = 0;
@@ -798,7 +871,9 @@ void Emitter::planRingOperands(ir::Op &loop) {
   };
   std::vector<Ring> rings;
   for (auto &o : body.ops) {
-    if (!wgmmaAccDot(*o) || !Geometry::of(*o, opts.numWarps).aRegs) continue;
+    if (!wgmmaAccDot(*o)) continue;
+    Geometry g = geometry(*this, *o);
+    if (!g.aRegs && !g.aOwn) continue;
     std::vector<size_t> chain = asyncChain(loop, *o, 1);
     if (chain.empty()) continue;
     Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def), 1};
@@ -880,7 +955,7 @@ void Emitter::asyncWaitGroup(int n) {
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   if (a.operand == 2) return emitRingCopy(load, a);
   const ir::Op &dot = *a.dot;
-  const Geometry geo = Geometry::of(dot, opts.numWarps);
+  const Geometry geo = geometry(*this, dot);
   int64_t bytes = geo.bytes();
   int depth = asyncDepth.at(&dot), ring = ringSlots.count(&dot) ? ringSlots.at(&dot) : depth + 1;
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)

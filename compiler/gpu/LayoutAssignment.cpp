@@ -251,7 +251,8 @@ private:
   /// different dimension orders: attention's q (contiguous along its
   /// columns) and kᵀ (along its rows) share `arange(0, 64)[None, :]` when
   /// BLOCK_N == HEAD_DIM. The first pointer class to reach the web keeps
-  /// it; one of another order clones the chain in its own layout.
+  /// it; one of another order, or one with vector accesses when the web is
+  /// in an MMA accumulator's class, clones the chain in its own layout.
   void uniteOffsets() {
     std::map<ir::Value *, std::vector<int64_t>> orders = accessOrders();
     auto orderOf = [&](ir::Value *v) -> const std::vector<int64_t> * {
@@ -262,6 +263,10 @@ private:
       if (find(offset) == find(ptr)) continue;
       const std::vector<int64_t> *web = orderOf(offset), *mine = orderOf(ptr);
       if (web && mine && *web != *mine) continue;
+      // a web already in an MMA accumulator's class (attention's causal
+      // mask shares q's row and column offsets) would give pointers with
+      // vector accesses the fragment layout: they clone it in their own
+      if (mine && inMmaClass(offset) && !inMmaClass(ptr)) continue;
       std::vector<int64_t> keep = mine ? *mine : web ? *web : std::vector<int64_t>{};
       orders.erase(find(offset));
       orders.erase(find(ptr));
@@ -541,7 +546,7 @@ private:
     case OpKind::Assert:
       return nullptr;
     case OpKind::Dot:
-      if (i == 0 && (invariantWgmmaA(op) || computedWgmmaA(op)))
+      if (i == 0 && computedWgmmaA(op))
         return wgmmaAccLayout(numWarps_, false);
       return i == 2 ? op.result()->type.layout : nullptr;
     case OpKind::Load:    // `other` may be in another class (unifyOp): the result's layout
@@ -557,29 +562,6 @@ private:
         return classLayout_.at(find(op.result()));
       return classLayout_.at(find(v));
     }
-  }
-
-  /// Whether a wgmma dot inside a loop has an f16/bf16 A defined outside
-  /// it: then A is converted once, before the loop, into the accumulator's
-  /// fragment layout, which is wgmma's register-operand layout, and the dot
-  /// reads it from registers each iteration instead of staging it through
-  /// shared memory (attention's q). An A computed in registers in that
-  /// layout (attention's p) is read from registers anyway (WgmmaToLLVM).
-  bool invariantWgmmaA(const ir::Op &dot) {
-    ir::Value *a = dot.operands[0];
-    const ir::Type &r = dot.result()->type;
-    if (a->type.elem.scalar == Scalar::F32 || !dotRunsOnWgmma(dot, numWarps_, arch_) || !r.layout ||
-        !r.layout->equals(*wgmmaAccLayout(numWarps_, false)))
-      return false;
-    // up from the dot to the nearest loop body: A defined in none of the
-    // blocks on the way is defined outside that loop
-    const ir::Block *defBlock = a->isBlockArg() ? a->owner : a->def->parent;
-    for (const ir::Block *blk = dot.parent; blk && blk->parent && blk->parent->parent; blk = blk->parent->parent->parent) {
-      if (blk == defBlock) return false;
-      OpKind owner = blk->parent->parent->kind;
-      if (owner == OpKind::For || owner == OpKind::While) return true;
-    }
-    return false;
   }
 
   /// The load of `body` that v is, or that v carries in (tile-pipeline's
