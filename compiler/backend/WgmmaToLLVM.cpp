@@ -587,8 +587,10 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
     return false;
   // an A read from registers stays in flight only until the next
   // iteration redefines those PTX registers (the same ones each iteration),
-  // before the dot: such a dot waits for its MMAs at once
-  if (geo.aRegs) return false;
+  // before the dot: such a dot waits for its MMAs at once. An A in a buffer
+  // of its own is planned as those are (its B by cp.async into a ring of
+  // its own, planRingOperands), not double-buffered here
+  if (geo.aRegs || geo.aOwn) return false;
   pipelinedWgmma[dot] = !usesScratchBesides(*this, body, dot);
   return true;
 }
