@@ -430,6 +430,10 @@ void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {
   if (grid.x < 1 || grid.y < 1 || grid.z < 1)
     throw Error(fmt::format("error: empty grid ({}, {}, {}) for kernel '{}': every extent must be at least 1\n",
                             grid.x, grid.y, grid.z, name));
+  if (int64_t(grid.x) > (int64_t(1) << 31) - 1 || int64_t(grid.y) > 65535 || int64_t(grid.z) > 65535)
+    throw Error(fmt::format("error: grid ({}, {}, {}) for kernel '{}' is over the GPU's limits (x below 2^31, y and z "
+                            "below 2^16)\n",
+                            grid.x, grid.y, grid.z, name));
   if (lo.numWarps < 1 || lo.numWarps > 32 || (lo.numWarps & (lo.numWarps - 1)))
     throw Error(fmt::format("error: num_warps must be a power of two from 1 to 32, not {}\n", lo.numWarps));
   if (lo.numStages < 1)

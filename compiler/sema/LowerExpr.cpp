@@ -279,19 +279,28 @@ std::vector<int64_t> Lowerer::broadcastShapes(const std::vector<int64_t> &a, con
                                               Location loc, const char *what) {
   size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);
+  auto str = [](const std::vector<int64_t> &s) {
+    std::string r = "(";
+    for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
+    return r + (s.size() == 1 ? ",)" : ")");
+  };
   for (size_t i = 0; i < rank; ++i) {
     int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (x != y && x != 1 && y != 1) {
-      auto str = [](const std::vector<int64_t> &s) {
-        std::string r = "(";
-        for (size_t k = 0; k < s.size(); ++k) r += (k ? ", " : "") + std::to_string(s[k]);
-        return r + (s.size() == 1 ? ",)" : ")");
-      };
       fail(loc, fmt::format("cannot broadcast {} shapes {} and {}: dimension {} is {} vs {}", what, str(a), str(b),
                             i, x, y));
     }
     out[i] = std::max(x, y);
+  }
+  // a broadcast makes a tile as tl.zeros does: the same limit
+  int64_t n = 1;
+  for (int64_t d : out) {
+    if (d > kMaxTensorElements || n * d > kMaxTensorElements)
+      fail(loc, fmt::format("tile too large: broadcasting {} shapes {} and {} gives a {} tile, more than {} elements "
+                            "(the limit per tensor is 2^20)",
+                            what, str(a), str(b), str(out), kMaxTensorElements));
+    n *= d;
   }
   return out;
 }

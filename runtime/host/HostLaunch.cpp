@@ -122,6 +122,13 @@ std::array<int64_t, 3> resolveGrid(Evaluator &ev, const KernelGridVal &kg, const
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     fail(kg.gridLoc, fmt::format("empty launch grid {}: every grid dimension must be at least 1 "
                                  "(nothing would run)", repr(g)));
+  // the GPU's limits, on both devices (the interpreter would run a grid the
+  // GPU refuses for hours): x below 2^31, y and z below 2^16
+  constexpr int64_t kMaxGrid[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+  for (size_t i = 0; i < 3; ++i)
+    if (grid[i] > kMaxGrid[i])
+      fail(kg.gridLoc, fmt::format("launch grid {}: dimension {} is {}, over the GPU's limit of {} ({})", repr(g), i,
+                                   grid[i], kMaxGrid[i], i == 0 ? "2^31 - 1" : "2^16 - 1"));
   return grid;
 }
 

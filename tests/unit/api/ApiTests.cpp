@@ -237,6 +237,13 @@ TEST_CASE("errors carry the CLI's file:line:col text and the context keeps worki
                        tile::Error);
   CHECK_THROWS_WITH_AS(add.launch({0}, {out, out, out, 16}, {{"BLOCK", 16}}), doctest::Contains("empty grid"),
                        tile::Error);
+  // grids over the GPU's limits, on every device (the interpreter would run them for hours)
+  CHECK_THROWS_WITH_AS(add.launch({int64_t(1) << 31}, {out, out, out, 16}, {{"BLOCK", 16}}),
+                       doctest::Contains("over the GPU's limits"), tile::Error);
+  CHECK_THROWS_WITH_AS(add.launch({1, 65536}, {out, out, out, 16}, {{"BLOCK", 16}}),
+                       doctest::Contains("over the GPU's limits"), tile::Error);
+  CHECK_THROWS_WITH_AS(add.launch({1, 1, 65536}, {out, out, out, 16}, {{"BLOCK", 16}}),
+                       doctest::Contains("over the GPU's limits"), tile::Error);
   // An out-of-bounds store is caught by the interpreter, located at the store.
   CHECK_THROWS_WITH_AS(add.launch({1}, {out, out, out, 64}, {{"BLOCK", 64}}),
                        doctest::Contains("kernels.tile:10:5: error: out-of-bounds store"), tile::Error);
