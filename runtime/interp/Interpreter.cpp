@@ -227,8 +227,12 @@ void run(const ir::Function &fn, const Grid &grid, const std::vector<ScalarArg> 
   detail::buildPlan(m);
   if (args.size() != m.entry.args.size())
     fail(fn.loc, fmt::format("kernel '{}' takes {} arguments, got {}", fn.name, m.entry.args.size(), args.size()));
-  for (size_t k = 0; k < args.size(); ++k)
+  m.paramRegion.assign(args.size(), MemoryRegion{});
+  for (size_t k = 0; k < args.size(); ++k) {
     setArg(m, m.entry.args[k], args[k], k);
+    if (args[k].type.isPtr && !MemoryMap::global().find(static_cast<uint64_t>(args[k].i), 1, m.paramRegion[k]))
+      m.paramRegion[k] = MemoryRegion{};
+  }
   // An empty grid launches nothing, as in Triton.
   for (int64_t z = 0; z < grid.z; ++z)
     for (int64_t y = 0; y < grid.y; ++y)

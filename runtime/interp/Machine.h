@@ -53,6 +53,10 @@ struct ExecOp {
   std::vector<int64_t> gather;
   bool warned = false;         ///< a once-per-op-per-run warning was issued
   bool checkOverflow = false;  ///< i32 arithmetic feeding an addptr offset
+  /// Loads, stores, atomics: the kernel parameter every lane's pointer is
+  /// derived from (through addptr, splat, broadcast, shape ops, selects
+  /// and loop-carried values), or -1 when that is not one parameter.
+  int origin = -1;
 };
 
 class Machine {
@@ -70,6 +74,10 @@ public:
 
   /// The last memory region a lane hit: [cacheBase, cacheEnd).
   uint64_t cacheBase = 0, cacheEnd = 0;
+  /// Per kernel parameter: the registered tensor its pointer argument
+  /// points into (bytes 0 when none, or not a pointer). An access whose op
+  /// has that parameter as its origin is in bounds only inside it.
+  std::vector<MemoryRegion> paramRegion;
 
   const Slot &in(const ExecOp &e, int k) const { return slots[e.in[k]]; }
   const SlotInfo &inInfo(const ExecOp &e, int k) const { return info[e.in[k]]; }

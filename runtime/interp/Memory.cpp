@@ -14,9 +14,21 @@ namespace tile::interp::detail {
 
 namespace {
 
-/// True when [addr, addr+size) lies in a registered region (the last region
-/// found is cached: nearly every lane of a kernel hits the same tensor).
-bool inBounds(Machine &m, uint64_t addr, uint64_t size) {
+/// The tensor op e's pointers must stay inside (provenance: the one its
+/// kernel parameter points into), or null when it may be any registered one.
+const MemoryRegion *originRegion(const Machine &m, const ExecOp &e) {
+  if (e.origin < 0 || static_cast<size_t>(e.origin) >= m.paramRegion.size()) return nullptr;
+  const MemoryRegion &r = m.paramRegion[static_cast<size_t>(e.origin)];
+  return r.bytes ? &r : nullptr;
+}
+
+/// True when [addr, addr+size) lies inside the tensor e's pointers derive
+/// from, or, when that is not known, in any registered region (the last
+/// region found is cached: nearly every lane of a kernel hits the same
+/// tensor).
+bool inBounds(Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
+  if (const MemoryRegion *own = originRegion(m, e))
+    return addr >= own->base && own->bytes >= size && addr - own->base <= own->bytes - size;
   uint64_t cached = m.cacheEnd - m.cacheBase;
   if (addr >= m.cacheBase && cached >= size && addr - m.cacheBase <= cached - size)
     return true;
@@ -66,6 +78,33 @@ std::string describeAddress(uint64_t addr, uint64_t size) {
   return fmt::format("address 0x{:x} does not point into any tensor", addr);
 }
 
+/// describeAddress for op e: relative to the tensor its pointers derive
+/// from, by the parameter's name, and the tensor it lands in if another.
+std::string describeAccess(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
+  const MemoryRegion *own = originRegion(m, e);
+  if (!own) return describeAddress(addr, size);
+  size_t p = static_cast<size_t>(e.origin);
+  std::string param = p < m.fn.paramNames.size() ? fmt::format("'{}'", m.fn.paramNames[p]) : fmt::format("{}", p);
+  MemoryRegion other;
+  bool landsElsewhere = MemoryMap::global().find(addr, size, other);
+  uint64_t dist = addr >= own->base ? addr + size - (own->base + own->bytes) : own->base - addr;
+  if (!landsElsewhere && dist > std::max<uint64_t>(own->bytes, 1024))
+    return fmt::format("address 0x{:x} does not point into any tensor (its pointer derives from parameter {}, "
+                       "which points into {})",
+                       addr, param, own->name);
+  std::string where;
+  if (addr >= own->base) {
+    int64_t offset = static_cast<int64_t>((addr - own->base) / size), count = static_cast<int64_t>(own->bytes / size);
+    where = fmt::format("address is {} elements past the end of {} (element offset {} of {})",
+                        std::max<int64_t>(offset - count + 1, 1), own->name, offset, count);
+  } else {
+    uint64_t n = (own->base - addr + size - 1) / size;
+    where = fmt::format("address is {} elements before the start of {} (element offset -{})", n, own->name, n);
+  }
+  std::string lands = landsElsewhere ? fmt::format("; it lands inside {}", other.name) : "";
+  return fmt::format("{}, which parameter {} points into{}", where, param, lands);
+}
+
 const char *accessName(const ExecOp &e) {
   switch (e.op->kind) {
   case ir::OpKind::Store: return "store";
@@ -88,7 +127,7 @@ void checkAligned(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t siz
 void badLoad(Machine &m, ExecOp &e, uint64_t addr, uint64_t size) {
   if (m.opts.strict)
     m.error(*e.op, fmt::format("out-of-bounds load in kernel '{}' ({}): {}", m.fn.name, m.where(),
-                               describeAddress(addr, size)));
+                               describeAccess(m, e, addr, size)));
   if (e.warned)
     return;
   e.warned = true;
@@ -100,7 +139,7 @@ void badLoad(Machine &m, ExecOp &e, uint64_t addr, uint64_t size) {
     poison = fmt::format("poison (0x{:x})", width == 64 ? bits : bits & ((1ULL << width) - 1));
   }
   m.warn(*e.op, fmt::format("out-of-bounds load in kernel '{}' (first at {}): {}; the lanes read {}", m.fn.name,
-                            m.where(), describeAddress(addr, size), poison));
+                            m.where(), describeAccess(m, e, addr, size), poison));
 }
 
 template <typename T> T readRaw(uint64_t addr) {
@@ -203,7 +242,7 @@ void evalLoad(Machine &m, ExecOp &e) {
     }
     uint64_t addr = static_cast<uint64_t>(p[k * sp]);
     checkAligned(m, e, addr, size);
-    if (!inBounds(m, addr, size)) {
+    if (!inBounds(m, e, addr, size)) {
       badLoad(m, e, addr, size);
       if (isFloat)
         r.f[k] = std::numeric_limits<double>::quiet_NaN();
@@ -238,9 +277,9 @@ void evalStore(Machine &m, ExecOp &e) {
       continue;
     uint64_t addr = static_cast<uint64_t>(p[k * sp]);
     checkAligned(m, e, addr, size);
-    if (!inBounds(m, addr, size))
+    if (!inBounds(m, e, addr, size))
       m.error(*e.op, fmt::format("out-of-bounds store in kernel '{}' ({}): {}", m.fn.name, m.where(),
-                                 describeAddress(addr, size)));
+                                 describeAccess(m, e, addr, size)));
     if (val.isFloat())
       writeFloat(addr, s, v.f[k * sv]);
     else
@@ -318,9 +357,9 @@ int64_t intRmw(const std::string &kind, int64_t old, int64_t v, Scalar s) {
 uint64_t atomicAddress(Machine &m, ExecOp &e, const int64_t *p, int64_t sp, int64_t k, uint64_t size) {
   uint64_t addr = static_cast<uint64_t>(p[k * sp]);
   checkAligned(m, e, addr, size);
-  if (!inBounds(m, addr, size))
+  if (!inBounds(m, e, addr, size))
     m.error(*e.op, fmt::format("out-of-bounds {} in kernel '{}' ({}): {}", ir::opName(e.op->kind), m.fn.name,
-                               m.where(), describeAddress(addr, size)));
+                               m.where(), describeAccess(m, e, addr, size)));
   return addr;
 }
 

@@ -69,9 +69,72 @@ private:
     for (const auto &r : op.results)
       e.out.push_back(define(r.get()));
     e.checkOverflow = offsetOps_.count(&op) != 0;
+    if (op.kind == ir::OpKind::Load || op.kind == ir::OpKind::Store || op.kind == ir::OpKind::AtomicRMW ||
+        op.kind == ir::OpKind::AtomicCas) {
+      std::unordered_set<const ir::Value *> visiting;
+      int o = originOf(op.operands[0], visiting, 0);
+      e.origin = o >= 0 ? o : -1;
+    }
     if (op.kind == ir::OpKind::Broadcast || op.kind == ir::OpKind::Permute)
       e.gather = gatherIndices(op);
     return e;
+  }
+
+  // ---- provenance: which kernel parameter a pointer is derived from
+  static constexpr int kPending = -2;   ///< on a cycle being resolved: no information
+  static int join(int a, int b) { return a == kPending ? b : b == kPending ? a : a == b ? a : -1; }
+
+  /// The parameter v's pointers all derive from, -1 if not one, kPending
+  /// when only a cycle through v (a loop-carried pointer) was seen.
+  int originOf(const ir::Value *v, std::unordered_set<const ir::Value *> &visiting, int depth) {
+    if (depth > 256) return -1;
+    if (!visiting.insert(v).second) return kPending;
+    int o = originStep(v, visiting, depth);
+    visiting.erase(v);
+    return o;
+  }
+
+  int originStep(const ir::Value *v, std::unordered_set<const ir::Value *> &visiting, int depth) {
+    auto of = [&](const ir::Value *x) { return originOf(x, visiting, depth + 1); };
+    if (v->isBlockArg()) {
+      const ir::Block *b = v->owner;
+      if (b == &m_.fn.entry()) return v->type.elem.isPtr ? static_cast<int>(v->index) : -1;
+      const ir::Op *loop = b->parent ? b->parent->parent : nullptr;
+      if (!loop) return -1;
+      if (loop->kind == ir::OpKind::For && b == loop->regions[0]->block.get() && v->index > 0)
+        return join(of(loop->operands[2 + v->index]), of(b->terminator()->operands[v->index - 1]));
+      if (loop->kind == ir::OpKind::While && b == loop->regions[0]->block.get())
+        return join(of(loop->operands[v->index]), of(loop->regions[1]->block->terminator()->operands[v->index]));
+      if (loop->kind == ir::OpKind::While)   // the do region: the condition's values
+        return of(loop->regions[0]->block->terminator()->operands[1 + v->index]);
+      return -1;
+    }
+    const ir::Op *d = v->def;
+    switch (d->kind) {
+    case ir::OpKind::AddPtr:
+    case ir::OpKind::Splat:
+    case ir::OpKind::Broadcast:
+    case ir::OpKind::ExpandDims:
+    case ir::OpKind::Reshape:
+    case ir::OpKind::Permute:
+    case ir::OpKind::ConvertLayout:
+      return of(d->operands[0]);
+    case ir::OpKind::Select:
+      return join(of(d->operands[1]), of(d->operands[2]));
+    case ir::OpKind::For:
+      return join(of(d->operands[3 + v->index]), of(d->regions[0]->block->terminator()->operands[v->index]));
+    case ir::OpKind::While:
+      return of(d->regions[0]->block->terminator()->operands[1 + v->index]);
+    case ir::OpKind::If: {
+      int o = kPending;
+      for (const auto &r : d->regions)
+        if (const ir::Op *t = r->block->terminator(); t && t->kind == ir::OpKind::Yield)
+          o = join(o, of(t->operands[v->index]));
+      return d->regions.size() == 2 ? o : -1;
+    }
+    default:
+      return -1;
+    }
   }
 
   /// For each output element, the flat index of the input element it copies.

@@ -417,7 +417,9 @@ TEST_CASE("fromAddress: the registration lives while any view does") {
   tile::Kernel readAll = prog.kernel("read_all_kernel");
   tile::Tensor sink = ctx.zeros({64}, tile::DType::F32);
   std::vector<float> mem(64, 1.5f);
-  // Reads mem[8, 40) through the sink's pointer: no tensor over mem involved.
+  // Reads mem[8, 40) through the sink's pointer: out of the sink's bounds
+  // (provenance), and the error names the tensor it lands in while one is
+  // registered over mem.
   int64_t delta = int64_t(addressOf(&mem[8]) - sink.address());
   REQUIRE(delta % 4 == 0);
   auto readThroughSink = [&] {
@@ -438,10 +440,16 @@ TEST_CASE("fromAddress: the registration lives while any view does") {
                          doctest::Contains("overlaps fromAddress float32[32]"), tile::Error);
     CHECK_THROWS_WITH_AS(ctx.fromAddress(addressOf(&mem[0]), {64}, tile::DType::F32),
                          doctest::Contains("wrap the whole allocation once"), tile::Error);
-    readThroughSink();
+    CHECK_THROWS_WITH_AS(readThroughSink(), doctest::Contains("it lands inside fromAddress float32[32]"),
+                         tile::Error);
   }
   // All gone: the range is unregistered.
   CHECK_THROWS_WITH_AS(readThroughSink(), doctest::Contains("out-of-bounds load"), tile::Error);
+  try {
+    readThroughSink();
+  } catch (const tile::Error &e) {
+    CHECK(std::string(e.what()).find("lands inside") == std::string::npos);
+  }
   // A one-element tensor at the same place registers only itself.
   tile::Tensor one = ctx.fromAddress(addressOf(&mem[8]), {1}, tile::DType::F32);
   readAll.launch({1}, {one, sink}, {{"BLOCK", 1}});

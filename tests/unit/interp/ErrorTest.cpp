@@ -64,10 +64,10 @@ TEST_CASE("interp: out-of-bounds store throws at the op with the distance") {
   CHECK(loc == k.at);
   // the first program already writes x[4..11]: 10 is one past the end
   CHECK(msg == "out-of-bounds store in kernel 'oob' (program 0, 0, 0): address is 1 elements past the end of "
-               "tensor#1 float32[10] (element offset 10 of 10)");
+               "tensor#1 float32[10] (element offset 10 of 10), which parameter 'x' points into");
   msg = errorOf([&] { run(*k.kern.fn, Grid{}, {x.arg(), out.arg(), i32Arg(-3)}); });
   CHECK(msg == "out-of-bounds store in kernel 'oob' (program 0, 0, 0): address is 3 elements before the start of "
-               "tensor#1 float32[10] (element offset -3)");
+               "tensor#1 float32[10] (element offset -3), which parameter 'x' points into");
   msg = errorOf([&] { run(*k.kern.fn, Grid{}, {x.arg(), out.arg(), i32Arg(1 << 30)}); });
   CHECK(msg.find("does not point into any tensor") != std::string::npos);
 }
@@ -98,7 +98,7 @@ TEST_CASE("interp: out-of-bounds load warns once per op and reads NaN or poison"
   REQUIRE(cap.warnings.size() == 1);
   CHECK(cap.warnings[0].find("errors.tile:3:7: warning: out-of-bounds load in kernel 'oob' (first at program 0, "
                              "0, 0): address is 1 elements past the end of tensor#2 float32[10] (element offset 10 "
-                             "of 10); the lanes read NaN") == 0);
+                             "of 10), which parameter 'x' points into; the lanes read NaN") == 0);
   for (int k2 = 0; k2 < 5; ++k2)
     CHECK(out.f(k2) == 5 + k2);
   for (int k2 = 5; k2 < 8; ++k2)
