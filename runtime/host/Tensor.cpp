@@ -115,16 +115,26 @@ Storage::~Storage() {
 
 Shape contiguousStrides(const Shape &shape) {
   Shape strides(shape.size());
+  bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+    // a tensor with a 0 dimension holds nothing: its other dimensions may
+    // be any size (found by fuzz-npy: (83333333333333333, 33333, 0)), and
+    // its strides past a 64-bit product stay at the last that fit
+    if (__builtin_mul_overflow(s, std::max<int64_t>(shape[i], 1), &s)) {
+      if (!empty) throw HostError(fmt::format("shape {} has more elements than a 64-bit count holds", shapeStr(shape)));
+      s = strides[i];
+    }
   }
   return strides;
 }
 
 int64_t shapeNumel(const Shape &shape) {
   int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0) throw HostError(fmt::format("shape {} has a negative dimension", shapeStr(shape)));
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;   // whatever the other dimensions
   for (int64_t d : shape)
     if (d < 0 || __builtin_mul_overflow(n, d, &n))
       throw HostError(fmt::format("shape {} has {}", shapeStr(shape),
