@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run.sh BUILD_DIR SECONDS [TARGET...] - builds the libFuzzer targets
 # (clang-14, ASan + UBSan, -DTILE_FUZZ=ON) in BUILD_DIR, makes their seed
-# corpora and runs each target (default: frontend ir npy) for SECONDS.
+# corpora and runs each target (default: frontend ir npy cache) for SECONDS.
 #
 # The corpus each run grows lives in BUILD_DIR/fuzz/corpus/TARGET; crashing
 # inputs land in BUILD_DIR/fuzz/artifacts/ (copy them to
@@ -13,7 +13,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(frontend ir npy)
+[ ${#targets[@]} -gt 0 ] || targets=(frontend ir npy cache)
 cc=${FUZZ_CC:-clang-14}
 cxx=${FUZZ_CXX:-clang++-14}
 
@@ -42,7 +42,7 @@ cmake --build "$build" "${build_targets[@]}" --target fuzz-replay-frontend -j "$
 work="$build/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/frontend" "$seeds/ir" "$seeds/npy" "$work/artifacts"
+mkdir -p "$seeds/frontend" "$seeds/ir" "$seeds/npy" "$seeds/cache" "$work/artifacts"
 n=0
 while IFS= read -r f; do
   cp "$f" "$seeds/frontend/$((n++))-$(basename "$f")"
@@ -54,7 +54,8 @@ while IFS= read -r f; do
 done < <(find "$src/tests/lit" "$src/tests/fuzz-regressions/ir" -name '*.tir' -o -path '*fuzz-regressions/ir/*' -type f | sort)
 "$build/tests/fuzz-replay-frontend" --dump-ir "$seeds/ir" "$seeds/frontend" >/dev/null 2>&1 || true
 cp "$src/tests/fuzz-regressions/npy/"* "$seeds/npy/"
-echo "seeds: $(ls "$seeds/frontend" | wc -l) programs, $(ls "$seeds/ir" | wc -l) IR files, $(ls "$seeds/npy" | wc -l) .npy files"
+cp "$src/tests/fuzz-regressions/cache/"* "$seeds/cache/"
+echo "seeds: $(ls "$seeds/frontend" | wc -l) programs, $(ls "$seeds/ir" | wc -l) IR files, $(ls "$seeds/npy" | wc -l) .npy files, $(ls "$seeds/cache" | wc -l) cache payloads"
 
 status=0
 for t in "${targets[@]}"; do
@@ -62,7 +63,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus"
   log="$work/$t.log"
   dict=(-dict="$src/fuzz/tile.dict")
-  [ "$t" = npy ] && dict=()
+  case $t in npy|cache) dict=() ;; esac   # binary formats: the .tile dictionary does not help
   echo "fuzzing $t for ${seconds}s (log: $log)"
   if ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$build/bin/fuzz-$t" "$corpus" "$seeds/$t" \
        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \

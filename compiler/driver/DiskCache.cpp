@@ -100,6 +100,9 @@ struct Reader {
   }
 };
 
+/// More than any GPU's shared memory per block (the H200 has 227 KiB).
+constexpr int kMaxSharedBytes = 1 << 20;
+
 std::string encodePayload(const CachedKernel &k) {
   std::string p;
   putString(p, k.name);
@@ -119,6 +122,10 @@ std::optional<CachedKernel> decodePayload(const std::string &p) {
   k.numWarps = static_cast<int32_t>(r.u(4));
   k.description = r.str();
   if (!r.ok || r.pos != p.size()) return std::nullopt;
+  // what a launch trusts: a kernel name, a warp count the compiler makes,
+  // a shared-memory size a launch can ask for
+  bool warpsOk = k.numWarps >= 1 && k.numWarps <= 32 && (k.numWarps & (k.numWarps - 1)) == 0;
+  if (k.name.empty() || !warpsOk || k.sharedBytes < 0 || k.sharedBytes > kMaxSharedBytes) return std::nullopt;
   return k;
 }
 
@@ -148,22 +155,6 @@ std::optional<std::string> readFile(const fs::path &path) {
   return out;
 }
 
-/// The entry's payload when the header is intact, the payload has exactly
-/// the recorded length and checksum, and (when given) it was stored under
-/// `expectKey`; else nullopt.
-std::optional<CachedKernel> verify(const std::string &file, const Digest *expectKey) {
-  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, 8) != 0) return std::nullopt;
-  Reader r{file, 8};
-  if (r.u(4) != kFormatVersion) return std::nullopt;
-  r.u(4);
-  if (expectKey && std::memcmp(file.data() + 16, expectKey->data(), 32) != 0) return std::nullopt;
-  r.pos = 48;
-  if (r.u(8) != file.size() - kHeaderBytes) return std::nullopt;
-  std::string payload = file.substr(kHeaderBytes);
-  if (std::memcmp(file.data() + 56, sha256(payload).data(), 32) != 0) return std::nullopt;
-  return decodePayload(payload);
-}
-
 Digest keyDigest(const CacheKey &k) {
   std::string text = "tile-kernel-cache-key-1\n";
   for (const auto &[name, value] : {std::pair<const char *, std::string>{"source", k.source},
@@ -180,6 +171,37 @@ Digest keyDigest(const CacheKey &k) {
   }
   return sha256(text);
 }
+
+} // namespace
+
+std::string encodeCacheEntry(const CacheKey &key, const CachedKernel &kernel) {
+  Digest d = keyDigest(key);
+  std::string payload = encodePayload(kernel);
+  std::string file(kMagic, 8);
+  putU32(file, kFormatVersion);
+  putU32(file, 0);
+  file.append(reinterpret_cast<const char *>(d.data()), 32);
+  putU64(file, payload.size());
+  Digest sum = sha256(payload);
+  file.append(reinterpret_cast<const char *>(sum.data()), 32);
+  file += payload;
+  return file;
+}
+
+std::optional<CachedKernel> decodeCacheEntry(const std::string &file, const CacheKey *key) {
+  if (file.size() < kHeaderBytes || std::memcmp(file.data(), kMagic, 8) != 0) return std::nullopt;
+  Reader r{file, 8};
+  if (r.u(4) != kFormatVersion) return std::nullopt;
+  r.u(4);
+  if (key && std::memcmp(file.data() + 16, keyDigest(*key).data(), 32) != 0) return std::nullopt;
+  r.pos = 48;
+  if (r.u(8) != file.size() - kHeaderBytes) return std::nullopt;
+  std::string payload = file.substr(kHeaderBytes);
+  if (std::memcmp(file.data() + 56, sha256(payload).data(), 32) != 0) return std::nullopt;
+  return decodePayload(payload);
+}
+
+namespace {
 
 bool isEntry(const fs::path &p) {
   std::string name = p.filename().string();
@@ -268,11 +290,10 @@ DiskCache::DiskCache(CacheConfig config) : config_(std::move(config)) {}
 fs::path DiskCache::entryPath(const CacheKey &key) const { return config_.dir / (key.digestHex() + kEntrySuffix); }
 
 std::optional<CachedKernel> DiskCache::load(const CacheKey &key) const {
-  Digest d = keyDigest(key);
-  fs::path path = config_.dir / (hex(d) + kEntrySuffix);
+  fs::path path = entryPath(key);
   std::optional<std::string> file = readFile(path);
   if (!file) return std::nullopt;
-  std::optional<CachedKernel> k = verify(*file, &d);
+  std::optional<CachedKernel> k = decodeCacheEntry(*file, &key);
   std::error_code ec;
   if (!k) {
     // Rebuilt by the caller and replaced by its store; removing it first
@@ -285,20 +306,10 @@ std::optional<CachedKernel> DiskCache::load(const CacheKey &key) const {
 }
 
 bool DiskCache::store(const CacheKey &key, const CachedKernel &kernel) const {
-  Digest d = keyDigest(key);
   std::error_code ec;
   fs::create_directories(config_.dir, ec);
-  std::string payload = encodePayload(kernel);
-  std::string file(kMagic, 8);
-  putU32(file, kFormatVersion);
-  putU32(file, 0);
-  file.append(reinterpret_cast<const char *>(d.data()), 32);
-  putU64(file, payload.size());
-  Digest sum = sha256(payload);
-  file.append(reinterpret_cast<const char *>(sum.data()), 32);
-  file += payload;
-
-  fs::path final = config_.dir / (hex(d) + kEntrySuffix);
+  std::string file = encodeCacheEntry(key, kernel);
+  fs::path final = entryPath(key);
   fs::path temp = final;
   temp += tempSuffix();
   {
@@ -333,7 +344,7 @@ std::vector<CacheEntryInfo> DiskCache::list() const {
     info.lastUse = it->last_write_time(ec);
     if (ec) continue; // removed meanwhile
     if (std::optional<std::string> file = readFile(info.path)) {
-      if (std::optional<CachedKernel> k = verify(*file, nullptr)) {
+      if (std::optional<CachedKernel> k = decodeCacheEntry(*file, nullptr)) {
         info.valid = true;
         info.description = k->description;
       }

@@ -67,6 +67,18 @@ struct CacheConfig {
 /// and TILE_CACHE_MAX_BYTES (bytes, with an optional K, M or G suffix).
 CacheConfig cacheConfigFromEnv();
 
+/// The bytes of an entry file: header (magic, format version, the key's
+/// digest, payload length and SHA-256) and payload (docs/architecture.md,
+/// "The kernel cache"). DiskCache::store writes them.
+std::string encodeCacheEntry(const CacheKey &key, const CachedKernel &kernel);
+/// The kernel an entry file holds, when its header is intact, its payload
+/// has exactly the recorded length and checksum, its fields are ones the
+/// compiler makes (a name, 1-32 warps in a power of two, 0 to 1 MiB of
+/// shared memory) and, when key is given, it was stored under key; else
+/// nullopt. DiskCache::load and list read entries through it; fuzz-cache
+/// fuzzes it.
+std::optional<CachedKernel> decodeCacheEntry(const std::string &file, const CacheKey *key);
+
 /// One entry as `tilec cache list` shows it.
 struct CacheEntryInfo {
   std::filesystem::path path;

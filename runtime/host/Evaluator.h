@@ -65,6 +65,7 @@ public:
   /// Evaluates an expression in the module scope.
   Value evalInModule(const ast::Expr &e) { return eval(e, *module_); }
   std::ostream &out() { return *opts_.out; }
+  const HostOptions &options() const { return opts_; }
   const sema::Program &program() const { return prog_; }
   Launcher &launcher() { return launcher_; }
   /// bench_work(flops=, bytes=): the work of the next launch (then reset).

@@ -444,7 +444,13 @@ Value sequenceFn(CallArgs &c, const char *name, bool tuple) {
   return tuple ? makeTuple(std::move(items)) : makeList(std::move(items));
 }
 
-Value loadFn(Evaluator &, CallArgs &c) {
+void checkFileAccess(const Evaluator &ev, const char *fn) {
+  if (!ev.options().fileAccess)
+    throw HostError(fmt::format("{}() is disabled: this run gives host code no file access", fn));
+}
+
+Value loadFn(Evaluator &ev, CallArgs &c) {
+  checkFileAccess(ev, "load");
   ArgParser p(c, "load", {"path", "dtype="});
   const Value &path = p.get("path");
   if (!path.is<std::string>())
@@ -453,7 +459,8 @@ Value loadFn(Evaluator &, CallArgs &c) {
   return loadNpy(path.as<std::string>(), d.isNone() ? std::nullopt : std::optional<Scalar>(toDType(d, "dtype")));
 }
 
-Value saveFn(Evaluator &, CallArgs &c) {
+Value saveFn(Evaluator &ev, CallArgs &c) {
+  checkFileAccess(ev, "save");
   ArgParser p(c, "save", {"path", "tensor"});
   const Value &path = p.get("path");
   if (!path.is<std::string>())

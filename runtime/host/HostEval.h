@@ -36,6 +36,9 @@ struct HostOptions {
   /// Polled at the same points: once it has passed, evaluation stops with
   /// a "timed out" error (tilec run --timeout SECONDS).
   std::optional<Deadline> deadline;
+  /// load() and save() may touch files; false makes them a located error
+  /// (fuzz-host runs programs whose paths are random bytes).
+  bool fileAccess = true;
 };
 
 /// Runs prog's module body, then its entry function. Returns the exit

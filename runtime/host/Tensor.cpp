@@ -146,13 +146,20 @@ std::string shapeStr(const Shape &shape) { return fmt::format("[{}]", fmt::join(
 
 // ------------------------------------------------------------------ tensor
 
+namespace {
+std::atomic<uint64_t> gMaxTensorBytes{uint64_t(1) << 37};
+} // namespace
+
+void setMaxTensorBytes(uint64_t bytes) { gMaxTensorBytes = bytes; }
+
 Tensor Tensor::zeros(const Shape &shape, Scalar dtype) {
   for (int64_t d : shape)
     if (d < 0)
       throw HostError(fmt::format("negative dimension in shape {}", shapeStr(shape)));
   int64_t n = shapeNumel(shape);
-  if (n > (int64_t(1) << 34))
-    throw HostError(fmt::format("tensor of shape {} is too large", shapeStr(shape)));
+  if (n > (int64_t(1) << 34) || uint64_t(n) * byteSize(dtype) > gMaxTensorBytes)
+    throw HostError(fmt::format("tensor of shape {} is too large ({} bytes; this process allows {})", shapeStr(shape),
+                                uint64_t(n) * byteSize(dtype), gMaxTensorBytes.load()));
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = shape;
@@ -196,7 +203,8 @@ int64_t Tensor::dim(int axis) const {
 }
 
 bool Tensor::isContiguous() const {
-  int64_t expect = 1;
+  if (numel() == 0) return true;   // nothing to lay out; its other dimensions may be any size
+  int64_t expect = 1;   // numel() fits in 64 bits, so this product does too
   for (size_t i = shape_.size(); i-- > 0;) {
     if (shape_[i] != 1 && strides_[i] != expect)
       return false;

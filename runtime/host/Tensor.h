@@ -107,6 +107,11 @@ private:
 Shape contiguousStrides(const Shape &shape);
 int64_t shapeNumel(const Shape &shape);
 std::string shapeStr(const Shape &shape); ///< "[64, 64]"
+/// The largest tensor Tensor::zeros (and every tensor made from it)
+/// allocates, in bytes; past it a HostError names the shape. Default 128
+/// GiB (no limit short of the 2^34-element one); fuzz-host lowers it so
+/// that a program asking for too much is an error, not an out-of-memory.
+void setMaxTensorBytes(uint64_t bytes);
 
 // ------------------------------------------------------------------ ops
 
