@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run.sh BUILD_DIR SECONDS [TARGET...] - builds the libFuzzer targets
 # (clang-14, ASan + UBSan, -DTILE_FUZZ=ON) in BUILD_DIR, makes their seed
-# corpora and runs each target (default: frontend ir npy cache) for SECONDS.
+# corpora and runs each target (default: frontend ir npy cache host) for SECONDS.
 #
 # The corpus each run grows lives in BUILD_DIR/fuzz/corpus/TARGET; crashing
 # inputs land in BUILD_DIR/fuzz/artifacts/ (copy them to
@@ -13,7 +13,7 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz/run.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(frontend ir npy cache)
+[ ${#targets[@]} -gt 0 ] || targets=(frontend ir npy cache host)
 cc=${FUZZ_CC:-clang-14}
 cxx=${FUZZ_CXX:-clang++-14}
 
@@ -42,7 +42,7 @@ cmake --build "$build" "${build_targets[@]}" --target fuzz-replay-frontend -j "$
 work="$build/fuzz"
 seeds="$work/seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds/frontend" "$seeds/ir" "$seeds/npy" "$seeds/cache" "$work/artifacts"
+mkdir -p "$seeds/frontend" "$seeds/ir" "$seeds/npy" "$seeds/cache" "$seeds/host" "$work/artifacts"
 n=0
 while IFS= read -r f; do
   cp "$f" "$seeds/frontend/$((n++))-$(basename "$f")"
@@ -55,7 +55,10 @@ done < <(find "$src/tests/lit" "$src/tests/fuzz-regressions/ir" -name '*.tir' -o
 "$build/tests/fuzz-replay-frontend" --dump-ir "$seeds/ir" "$seeds/frontend" >/dev/null 2>&1 || true
 cp "$src/tests/fuzz-regressions/npy/"* "$seeds/npy/"
 cp "$src/tests/fuzz-regressions/cache/"* "$seeds/cache/"
-echo "seeds: $(ls "$seeds/frontend" | wc -l) programs, $(ls "$seeds/ir" | wc -l) IR files, $(ls "$seeds/npy" | wc -l) .npy files, $(ls "$seeds/cache" | wc -l) cache payloads"
+# host: the programs whose main() runs (examples, GPU tests) and the host finds
+cp "$src/dsl_examples/"*.tile "$src/tests/fuzz-regressions/host/"* "$seeds/host/"
+for f in "$src/tests/gpu/"*.tile; do cp "$f" "$seeds/host/gpu-$(basename "$f")"; done
+echo "seeds: $(ls "$seeds/frontend" | wc -l) programs, $(ls "$seeds/ir" | wc -l) IR files, $(ls "$seeds/npy" | wc -l) .npy files, $(ls "$seeds/cache" | wc -l) cache payloads, $(ls "$seeds/host" | wc -l) host programs"
 
 status=0
 for t in "${targets[@]}"; do

@@ -54,6 +54,9 @@ private:
 class Evaluator {
 public:
   Evaluator(const sema::Program &prog, Launcher &launcher, const HostOptions &opts);
+  ~Evaluator();
+  Evaluator(const Evaluator &) = delete;
+  Evaluator &operator=(const Evaluator &) = delete;
   int run();
 
   /// Calls any callable value (host function, lambda, builtin, kernel grid).
@@ -104,6 +107,10 @@ private:
   Value callFunction(const FunctionVal &fn, CallArgs &args);
   void checkInterrupt(Location loc) const;
 
+  /// scope, remembered as one a closure captured (~Evaluator breaks the
+  /// function <-> scope cycles).
+  std::shared_ptr<Scope> closeOver(std::shared_ptr<Scope> scope);
+
   /// The scope an assignment to name writes (honours `global`).
   Scope &targetScope(Scope &scope, const std::string &name);
 
@@ -114,6 +121,8 @@ private:
   std::map<std::string, Value> builtins_;
   int depth_ = 0;
   BenchWork pendingWork_;
+  std::vector<std::weak_ptr<Scope>> closureScopes_;
+  size_t closureScopesPruneAt_ = 64;
 };
 
 // ------------------------------------------------------------- shared helpers

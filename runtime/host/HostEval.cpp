@@ -82,6 +82,30 @@ Evaluator::Evaluator(const sema::Program &prog, Launcher &launcher, const HostOp
     module_->vars[name] = fromConstValue(c);
 }
 
+Evaluator::~Evaluator() {
+  // A function holds the scope it was defined in, and that scope holds the
+  // function: empty every scope a closure captured, which frees them all.
+  std::vector<std::shared_ptr<Scope>> alive;
+  for (const std::weak_ptr<Scope> &w : closureScopes_)
+    if (std::shared_ptr<Scope> s = w.lock()) alive.push_back(std::move(s));
+  for (const std::shared_ptr<Scope> &s : alive) {
+    s->vars.clear();
+    s->parent.reset();
+  }
+}
+
+std::shared_ptr<Scope> Evaluator::closeOver(std::shared_ptr<Scope> scope) {
+  if (closureScopes_.empty() || closureScopes_.back().lock() != scope) {
+    // a loop that makes closures in fresh frames: forget the frames gone
+    if (closureScopes_.size() >= closureScopesPruneAt_) {
+      std::erase_if(closureScopes_, [](const std::weak_ptr<Scope> &w) { return w.expired(); });
+      closureScopesPruneAt_ = std::max<size_t>(64, 2 * closureScopes_.size());
+    }
+    closureScopes_.push_back(scope);
+  }
+  return scope;
+}
+
 int Evaluator::run() {
   Value ret;
   const ast::Module &mod = *prog_.module;
@@ -332,7 +356,7 @@ void Evaluator::defineFunction(const FunctionDef &def, Scope &scope, const std::
   }
   FunctionVal fn;
   fn.def = &def;
-  fn.closure = self;
+  fn.closure = closeOver(self);
   fn.defaults = std::make_shared<std::vector<Value>>();
   for (const Param &p : def.params)
     fn.defaults->push_back(p.defaultValue ? eval(*p.defaultValue, scope) : Value());
@@ -585,7 +609,7 @@ Value Evaluator::evalAttribute(const AttributeExpr &e, Scope &scope) {
 Value Evaluator::evalLambda(const LambdaExpr &e, Scope &scope) {
   FunctionVal fn;
   fn.lambda = &e;
-  fn.closure = scope.shared_from_this();
+  fn.closure = closeOver(scope.shared_from_this());
   return fn;
 }
 
