@@ -114,7 +114,7 @@ Program detail::Bridge::program(const Context &ctx, std::shared_ptr<const sema::
 }
 
 DType detail::Bridge::dtypeOf(Scalar s) {
-  for (int d = 0; d <= int(DType::F64); ++d)
+  for (int d = 0; d <= int(DType::F8E5M2); ++d)
     if (toScalar(DType(d)) == s) return DType(d);
   throw Error(fmt::format("error: no tile::DType for the element type {}\n", scalarName(s)));
 }

@@ -30,7 +30,8 @@ const DTypeInfo &info(DType d) {
       {Scalar::I1, "bool"},     {Scalar::I8, "int8"},       {Scalar::I16, "int16"},   {Scalar::I32, "int32"},
       {Scalar::I64, "int64"},   {Scalar::U8, "uint8"},      {Scalar::U16, "uint16"},  {Scalar::U32, "uint32"},
       {Scalar::U64, "uint64"},  {Scalar::F16, "float16"},   {Scalar::BF16, "bfloat16"},
-      {Scalar::F32, "float32"}, {Scalar::F64, "float64"},
+      {Scalar::F32, "float32"}, {Scalar::F64, "float64"}, {Scalar::F8E4M3, "float8_e4m3fn"},
+      {Scalar::F8E5M2, "float8_e5m2"},
   };
   return table[static_cast<int>(d)];
 }

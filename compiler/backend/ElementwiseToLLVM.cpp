@@ -32,8 +32,12 @@ void Emitter::emitConstant(ir::Op &op) {
   llvm::Type *ty = llvmType(r->type.elem);
   llvm::Value *c = nullptr;
   const ir::Attr &a = op.attrs.at("value");
-  if (r->type.elem.isFloat())
-    c = llvm::ConstantFP::get(ty, std::holds_alternative<double>(a) ? std::get<double>(a) : (double)std::get<int64_t>(a));
+  double fv = std::holds_alternative<double>(a) ? std::get<double>(a) : 0.0;
+  if (std::holds_alternative<int64_t>(a)) fv = double(std::get<int64_t>(a));
+  if (r->type.elem.isFloat() && isFp8(r->type.elem.scalar))
+    c = b.getInt8(toFp8Bits(fv, r->type.elem.scalar)); // fp8 lives in bytes
+  else if (r->type.elem.isFloat())
+    c = llvm::ConstantFP::get(ty, fv);
   else if (r->type.elem.isPtr)
     c = llvm::ConstantExpr::getIntToPtr(b.getInt64(std::get<int64_t>(a)), ty);
   else
@@ -127,9 +131,48 @@ llvm::Value *Emitter::cmpScalar(const ir::Op &op, ElemType t, llvm::Value *x, ll
   return b.CreateICmp(pr, x, y);
 }
 
+llvm::Value *Emitter::fp8Cast(const ir::Op &op, Scalar from, Scalar to, llvm::Value *x) {
+  Scalar fp8 = isFp8(from) ? from : to;
+  static const char *kFp8Archs[] = {"sm_89", "sm_90", "sm_90a"};
+  if (std::find(std::begin(kFp8Archs), std::end(kFp8Archs), opts.arch) == std::end(kFp8Archs))
+    fail(op.loc, fmt::format("{} conversions need sm_89 or later (cvt with .e4m3x2/.e5m2x2); this kernel compiles "
+                             "for {}", tritonDTypeName(fp8), opts.arch));
+  const char *fmt8 = fp8 == Scalar::F8E4M3 ? "e4m3x2" : "e5m2x2";
+  bool rtz = op.hasAttr("rounding") && op.strAttr("rounding") == "rtz";
+  if (isFp8(from)) {
+    // the byte to f16 (exact; the upper input byte is 0), then on from f16
+    llvm::Value *in = b.CreateZExt(x, b.getInt16Ty());
+    llvm::Value *pair = purePtx(b.getInt32Ty(), fmt::format("cvt.rn.f16x2.{} $0, $1;", fmt8), "=r,h", {in});
+    llvm::Value *h = b.CreateBitCast(b.CreateTrunc(pair, b.getInt16Ty()), b.getHalfTy());
+    if (to == Scalar::F16) return h;
+    llvm::Value *f = b.CreateFPExt(h, b.getFloatTy());
+    return to == Scalar::F32 ? f : b.CreateFPTrunc(f, llvmType(ElemType::of(to))); // bf16: exact
+  }
+  llvm::Value *bits16;
+  if (rtz) {
+    // Triton's rtz: f32 -> f16 toward zero, whose upper byte is the e5m2
+    llvm::Value *h = purePtx(b.getInt16Ty(), "cvt.rz.f16.f32 $0, $1;", "=h,f", {x});
+    return b.CreateTrunc(b.CreateLShr(h, 8), b.getInt8Ty());
+  }
+  if (from == Scalar::F16) {
+    llvm::Value *in = b.CreateZExt(b.CreateBitCast(x, b.getInt16Ty()), b.getInt32Ty());
+    bits16 = purePtx(b.getInt16Ty(), fmt::format("cvt.rn.satfinite.{}.f16x2 $0, $1;", fmt8), "=h,r", {in});
+  } else {
+    llvm::Value *f = from == Scalar::F32 ? x : b.CreateFPExt(x, b.getFloatTy()); // bf16: exact
+    bits16 = purePtx(b.getInt16Ty(), fmt::format("cvt.rn.satfinite.{}.f32 $0, $1, $1;", fmt8), "=h,f", {f});
+  }
+  return b.CreateTrunc(bits16, b.getInt8Ty()); // the lower byte: the converted value
+}
+
 llvm::Value *Emitter::castScalar(const ir::Op &op, ElemType from, ElemType to, llvm::Value *x) {
   llvm::Type *ty = llvmType(to);
   if (from == to) return x;
+  if (!from.isPtr && !to.isPtr && (isFp8(from.scalar) || isFp8(to.scalar))) return fp8Cast(op, from.scalar, to.scalar, x);
+  if (op.hasAttr("rounding") && op.strAttr("rounding") == "rtz") {
+    // fp_downcast_rounding="rtz" from f32 (sema allows f16 and bf16 here)
+    const char *text = to.scalar == Scalar::F16 ? "cvt.rz.f16.f32 $0, $1;" : "cvt.rz.bf16.f32 $0, $1;";
+    return b.CreateBitCast(purePtx(b.getInt16Ty(), text, "=h,f", {x}), ty);
+  }
   if (!to.isPtr && to.scalar == Scalar::I1) {
     if (from.isFloat()) return b.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));
     return b.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
@@ -160,6 +203,7 @@ llvm::Value *Emitter::approxDiv(llvm::Value *x, llvm::Value *y) {
 bool Emitter::packedDowncast(ElemType from, ElemType to) const {
   // cvt.rn.{f16,bf16}x2.f32: sm_80 and later
   bool narrow = !to.isPtr && (to.scalar == Scalar::F16 || to.scalar == Scalar::BF16);
+  // (a cast with fp_downcast_rounding="rtz" goes one by one, castScalar)
   return !from.isPtr && from.scalar == Scalar::F32 && narrow && opts.arch != "sm_75";
 }
 
@@ -237,7 +281,7 @@ void Emitter::emitElementwise(ir::Op &op) {
   }
   size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
   ElemType t0 = op.operands.empty() ? rt.elem : op.operands[0]->type.elem;
-  if (op.kind == OpKind::Cast && n % 2 == 0 && packedDowncast(t0, rt.elem)) {
+  if (op.kind == OpKind::Cast && n % 2 == 0 && packedDowncast(t0, rt.elem) && !op.hasAttr("rounding")) {
     define(res, downcastPairs(in[0], rt.elem.scalar));
     return;
   }

@@ -139,6 +139,7 @@ llvm::Type *Emitter::llvmType(ElemType e) {
   case Scalar::BF16: return b.getBFloatTy();
   case Scalar::F32: return b.getFloatTy();
   case Scalar::F64: return b.getDoubleTy();
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return b.getInt8Ty(); // bytes; cvt converts them
   }
   TILE_ASSERT(false, "unknown scalar");
   return nullptr;

@@ -183,6 +183,9 @@ public:
   // ---- inline PTX
   /// x / y as div.full.f32 (f32 operands).
   llvm::Value *approxDiv(llvm::Value *x, llvm::Value *y);
+  /// A conversion to or from fp8 (bytes): cvt ... .e4m3x2 / .e5m2x2, as
+  /// Triton on sm_90 (support/DType.h: toFp8Bits), one element at a time.
+  llvm::Value *fp8Cast(const ir::Op &op, Scalar from, Scalar to, llvm::Value *x);
   /// An f32 -> f16/bf16 cast that downcastPairs emits two at a time.
   bool packedDowncast(ElemType from, ElemType to) const;
   Regs downcastPairs(const Regs &x, Scalar to);

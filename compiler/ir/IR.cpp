@@ -1,5 +1,6 @@
 // IR.cpp - tile IR core: op names, types, blocks, ops and the Builder.
 #include "ir/IR.h"
+#include "support/Diagnostics.h"
 
 #include <fmt/format.h>
 
@@ -164,6 +165,16 @@ Op *Builder::create(OpKind kind, std::vector<Value *> operands, std::vector<Type
 }
 
 namespace {
+/// fp8 has no arithmetic (as in Triton): the user's op, located, says what
+/// does work. Every elementwise arithmetic, comparison and reduction that
+/// sema or a pass builds comes through here.
+void checkNotFp8(const Value *x, OpKind k, Location loc) {
+  if (x->type.elem.isPtr || !isFp8(x->type.elem.scalar)) return;
+  fail(loc, fmt::format("not supported: '{}' on {} values; fp8 values are loaded, stored, converted with .to() and "
+                        "multiplied by tl.dot; convert them with .to(tl.float32) (or tl.float16) first",
+                        opName(k), tritonDTypeName(x->type.elem.scalar)));
+}
+
 Type scalarOrTensor(ElemType e, const std::vector<int64_t> &shape) {
   return shape.empty() ? Type::scalar(e) : Type::tensor(e, shape);
 }
@@ -216,10 +227,12 @@ Value *Builder::bitcast(Value *x, ElemType to) {
 }
 Value *Builder::binary(OpKind k, Value *a, Value *b) {
   TILE_ASSERT(a->type == b->type, fmt::format("'{}' operands differ: {} vs {}", opName(k), a->type.str(), b->type.str()));
+  checkNotFp8(a, k, loc);
   return create(k, {a, b}, {a->type})->result();
 }
 Value *Builder::cmp(const std::string &pred, Value *a, Value *b) {
   TILE_ASSERT(a->type == b->type, "cmp operands differ");
+  checkNotFp8(a, OpKind::Cmp, loc);
   return create(OpKind::Cmp, {a, b}, {a->type.withElem(ElemType::of(Scalar::I1))}, {{"pred", pred}})->result();
 }
 Value *Builder::select(Value *c, Value *a, Value *b) {
@@ -228,8 +241,12 @@ Value *Builder::select(Value *c, Value *a, Value *b) {
 Value *Builder::addptr(Value *p, Value *off) {
   return create(OpKind::AddPtr, {p, off}, {p->type})->result();
 }
-Value *Builder::unary(OpKind k, Value *x) { return create(k, {x}, {x->type})->result(); }
+Value *Builder::unary(OpKind k, Value *x) {
+  checkNotFp8(x, k, loc);
+  return create(k, {x}, {x->type})->result();
+}
 Value *Builder::fma(Value *a, Value *b, Value *c) {
+  checkNotFp8(a, OpKind::Fma, loc);
   return create(OpKind::Fma, {a, b, c}, {a->type})->result();
 }
 Value *Builder::load(Value *ptr, Value *mask, Value *other) {
@@ -255,6 +272,7 @@ Value *Builder::dot(Value *a, Value *b, Value *acc, const std::string &inputPrec
 Value *Builder::reduce(Value *x, const std::string &kind, int axis, ElemType resultElem) {
   std::vector<int64_t> shape = x->type.shape;
   TILE_ASSERT(axis >= 0 && axis < (int)shape.size(), "reduce axis out of range");
+  checkNotFp8(x, OpKind::Reduce, loc);
   shape.erase(shape.begin() + axis);
   return create(OpKind::Reduce, {x}, {scalarOrTensor(resultElem, shape)},
                 {{"kind", kind}, {"axis", int64_t(axis)}})

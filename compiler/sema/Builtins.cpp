@@ -82,7 +82,9 @@ ElemType constDType(const CallArgs &a, size_t i) {
   const Val &v = a[i];
   if (v.isConst())
     if (auto *d = std::get_if<DTypeValue>(&v.c.v)) {
-      if (!d->fp8.empty()) fail(a.locs[i], fmt::format("not supported: fp8 arithmetic (tl.{} in '{}')", d->fp8, a.fnName));
+      if (!d->fp8.empty())
+        fail(a.locs[i], fmt::format("not supported: tl.{} in '{}' (tile's fp8 types are tl.float8e4nv and tl.float8e5, "
+                                    "the formats of Hopper's tensor cores)", d->fp8, a.fnName));
       if (d->isPlain()) return d->type;
     }
   fail(a.locs[i], fmt::format("expected a dtype such as tl.float32 for '{}'", a.fnName));
@@ -598,9 +600,38 @@ Val bHint(Lowerer &L, CallArgs &a) {
 
 // ---- casts and constexpr helpers
 
+/// fp_downcast_rounding= of tl.cast / .to(): None or "rtne" (the default),
+/// or "rtz", which Triton has for f32 -> f16, bf16 and float8e5 only.
+/// Returns true for rtz.
+bool downcastRounding(Lowerer &L, const CallArgs &a, ElemType to) {
+  if (!a.has(2) || (a[2].isConst() && a[2].c.isNone())) return false;
+  if (!a[2].isConst() || !a[2].c.isStr()) fail(a.locs[2], "fp_downcast_rounding must be a string: 'rtne' or 'rtz'");
+  const std::string &r = std::get<std::string>(a[2].c.v);
+  if (r != "rtne" && r != "rtz")
+    fail(a.locs[2], fmt::format("unknown fp_downcast_rounding '{}' (expected 'rtne' or 'rtz')", r));
+  ElemType from = L.valElemType(a[0]);
+  bool downcast = from.isFloat() && to.isFloat() && bitWidth(to.scalar) < bitWidth(from.scalar);
+  if (!downcast)
+    fail(a.locs[2], fmt::format("fp_downcast_rounding applies to narrowing float conversions only, not {} to {}",
+                                from.str(), to.str()));
+  if (r == "rtne") return false;
+  bool rtzTarget = to.scalar == Scalar::F16 || to.scalar == Scalar::BF16 || to.scalar == Scalar::F8E5M2;
+  if (from.scalar != Scalar::F32 || !rtzTarget)
+    fail(a.locs[2], fmt::format("fp_downcast_rounding='rtz' converts float32 to float16, bfloat16 or float8e5 only "
+                                "(as in Triton), not {} to {}",
+                                tritonDTypeName(from.scalar), tritonDTypeName(to.scalar)));
+  return true;
+}
+
 Val bCast(Lowerer &L, CallArgs &a) {
   ElemType t = constDType(a, 1);
   bool bitcast = boolArg(L, a, 3);
+  if (!bitcast && downcastRounding(L, a, t)) {
+    ir::Value *x = irArg(L, a, 0, "input");
+    ir::Value *r = L.at(a.loc).cast(x, t);
+    r->def->attrs["rounding"] = std::string("rtz");
+    return Val::ir(r);
+  }
   if (!bitcast) return Val::ir(L.toIRAs(a[0], t, a.locs[0]));
   ir::Value *x = irArg(L, a, 0, "input");
   int from = x->type.elem.isPtr ? 64 : bitWidth(x->type.elem.scalar), to = t.isPtr ? 64 : bitWidth(t.scalar);

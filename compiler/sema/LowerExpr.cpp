@@ -258,6 +258,12 @@ ir::Value *Lowerer::castTo(ir::Value *v, ElemType elem, Location loc) {
     return other.scalar == Scalar::I64 ? bits : at(loc).bitcast(bits, elem);
   }
   if (elem.isPtr) return at(loc).bitcast(v, elem);
+  // fp8 converts to and from f16, bf16 and f32 (cvt); to and from anything
+  // else through f32, which holds every fp8 value exactly
+  Scalar from = v->type.elem.scalar, to = elem.scalar;
+  auto direct = [](Scalar s) { return s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32; };
+  if ((isFp8(from) && !direct(to)) || (isFp8(to) && !direct(from)))
+    return at(loc).cast(at(loc).cast(v, ElemType::of(Scalar::F32)), elem);
   return at(loc).cast(v, elem);
 }
 
@@ -765,10 +771,11 @@ Val Lowerer::subscript(const Val &base, const ast::Expr &index, Location loc) {
 /// Names that Triton's language has and tile does not, with what they are:
 /// a `not supported` diagnostic instead of "no attribute" (docs/language.md
 /// lists what is supported).
-/// Triton's fp8 dtypes: names tile can compare and introspect, not compute with.
-static bool isFp8Name(const std::string &n) {
-  return n == "float8e5" || n == "float8e5b16" || n == "float8e4nv" || n == "float8e4b8" || n == "float8e4b15";
-}
+/// Triton's other fp8 dtypes (float8e4nv and float8e5 are scalars,
+/// support/DType.h): names tile can compare and introspect, not compute
+/// with (float8e4b8 and float8e5b16 are AMD's; float8e4b15 is the pre-sm_89
+/// emulated format).
+static bool isFp8Name(const std::string &n) { return n == "float8e5b16" || n == "float8e4b8" || n == "float8e4b15"; }
 
 static const char *notSupportedTritonName(const std::string &ns, const std::string &attr) {
   static const std::map<std::string, const char *> tl = {
@@ -814,7 +821,7 @@ static Val dtypeAttribute(const Val &base, const DTypeValue &d, const std::strin
 /// The value of a dtype predicate (dtype.is_fp16() ...).
 static bool dtypePredicate(const DTypeValue &d, const std::string &pred) {
   const ElemType &t = d.type;
-  bool fp8 = !d.fp8.empty(), plain = !t.isPtr && !fp8;
+  bool fp8 = !d.fp8.empty() || (!t.isPtr && isFp8(t.scalar)), plain = !t.isPtr && d.fp8.empty();
   if (pred == "is_block") return d.isBlock();
   if (pred == "is_ptr") return t.isPtr && !fp8;
   if (pred == "is_fp8") return fp8;

@@ -10,20 +10,28 @@
 namespace tile {
 
 /// Scalar element kinds. The order is part of no format: never persist ints.
-enum class Scalar : uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+/// F8E4M3 is Triton's float8e4nv (torch's float8_e4m3fn: bias 7, no
+/// infinities, 0x7f/0xff NaN, largest 448); F8E5M2 is float8e5 (torch's
+/// float8_e5m2: bias 15, IEEE-like infinities and NaNs, largest 57344).
+/// fp8 values are stored, loaded, converted and fed to tl.dot; they have
+/// no arithmetic of their own (as in Triton, which computes in f16/f32).
+enum class Scalar : uint8_t { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
 
-inline constexpr int kNumScalars = 13;
+inline constexpr int kNumScalars = 15;
 
-bool isFloat(Scalar s);
+bool isFloat(Scalar s);       ///< fp8 included
+inline bool isFp8(Scalar s) { return s == Scalar::F8E4M3 || s == Scalar::F8E5M2; }
 bool isInt(Scalar s);        ///< true for i1 too
 bool isSigned(Scalar s);     ///< i8..i64 (i1 is unsigned)
 int bitWidth(Scalar s);      ///< i1 -> 1, f16 -> 16, ...
 int byteSize(Scalar s);      ///< i1 -> 1 (stored as a byte)
-/// Short IR spelling: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64.
+/// Short IR spelling: i1 i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64
+/// f8e4m3 f8e5m2.
 std::string_view scalarName(Scalar s);
 std::optional<Scalar> parseScalarName(std::string_view name);
 /// Triton's dtype names: int1 int8 ... uint64 float16 bfloat16 float32 float64
-/// (plus fp16/bf16/fp32/fp64 and i32-style aliases).
+/// float8e4nv float8e5 (plus fp16/bf16/fp32/fp64/fp8e4nv/fp8e5, torch's
+/// float8_e4m3fn/float8_e5m2 and i32-style aliases).
 std::optional<Scalar> parseTritonDTypeName(std::string_view name);
 std::string_view tritonDTypeName(Scalar s); ///< "float32", "int32", "bfloat16", ...
 
@@ -60,7 +68,25 @@ float bf16BitsToFloat(uint16_t h);
 /// docs/language.md, "dot"). NaN stays a (quiet) NaN; inf, zeros and
 /// subnormals follow the same bit rule.
 float truncateToTF32(float f);
-/// Round a double to the precision of a float scalar (identity for f64).
+/// fp8 conversions as Triton emits them on sm_90 (docs/language.md,
+/// "fp8"). To fp8, round to nearest even with saturation to the largest
+/// finite value (`cvt.rn.satfinite`): overflow and infinities become
+/// +-448 (e4m3) or +-57344 (e5m2), every NaN becomes 0x7f. With
+/// `rtz` (f32 -> e5m2 only, Triton's fp_downcast_rounding="rtz"): the f32
+/// goes to f16 toward zero (`cvt.rz.f16.f32`), whose top byte is the
+/// result. v must be an f32 value (f16 and bf16 values are).
+uint8_t toFp8Bits(double v, Scalar fp8, bool rtz = false);
+/// The exact value of an fp8 byte (every fp8 value is an f16 value).
+double fp8BitsToDouble(uint8_t bits, Scalar fp8);
+/// An f32 value rounded to f16 toward zero, as `cvt.rz.f16.f32`: finite
+/// values past 65504 become +-65504; infinities stay; NaN is 0x7fff.
+uint16_t floatToHalfBitsRZ(float f);
+/// ... and to bf16 toward zero (`cvt.rz.bf16.f32`): the low 16 bits
+/// dropped, NaN kept a quiet NaN.
+uint16_t floatToBF16BitsRZ(float f);
+
+/// Round a double to the precision of a float scalar (identity for f64;
+/// fp8 as toFp8Bits).
 double roundToFloatType(double v, Scalar s);
 /// Wrap an integer to the width (and signedness) of an integer scalar
 /// (u64 keeps its bits). Inline: the interpreter calls it per element.

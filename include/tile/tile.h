@@ -45,7 +45,10 @@ public:
 };
 
 /// Element types of tensors (the kernel language's tl.float32, ...).
-enum class DType { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64 };
+/// F8E4M3 and F8E5M2 are tl.float8e4nv and tl.float8e5 (torch's
+/// float8_e4m3fn and float8_e5m2): one byte each, copied in and out as
+/// raw bytes.
+enum class DType { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
 /// Bytes per element (I1 is stored as a byte).
 size_t dtypeSize(DType dtype);
 /// "float32", "int64", ... (NumPy's names, as tilec prints them).

@@ -477,7 +477,8 @@ void addDTypes(std::map<std::string, Value> &t) {
       {"int8", Scalar::I8},     {"int16", Scalar::I16},  {"int32", Scalar::I32},    {"int64", Scalar::I64},
       {"long", Scalar::I64},    {"uint8", Scalar::U8},   {"uint16", Scalar::U16},   {"uint32", Scalar::U32},
       {"uint64", Scalar::U64},  {"fp16", Scalar::F16},   {"bf16", Scalar::BF16},    {"fp32", Scalar::F32},
-      {"fp64", Scalar::F64}};
+      {"fp64", Scalar::F64},    {"float8_e4m3fn", Scalar::F8E4M3}, {"float8_e5m2", Scalar::F8E5M2},
+      {"float8e4nv", Scalar::F8E4M3}, {"float8e5", Scalar::F8E5M2}};
   for (const auto &[name, s] : kNames)
     t[name] = DTypeVal{s};
 }

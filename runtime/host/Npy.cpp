@@ -131,6 +131,8 @@ uint32_t readLE(const std::string &b, size_t at, int bytes) {
 std::string npyDescr(Scalar s) {
   if (s == Scalar::BF16)
     return "<u2";
+  if (isFp8(s))
+    return "|u1"; // the raw bytes: .npy has no fp8 type (docs/language.md, "fp8")
   for (const DescrEntry &e : kDescrs)
     if (e.scalar == s)
       return e.descr;
@@ -209,12 +211,17 @@ Tensor loadNpy(const std::string &path, std::optional<Scalar> asType) {
   Tensor t = parseNpy(ss.str(), path);
   if (!asType || *asType == t.dtype())
     return t;
-  if (*asType == Scalar::BF16 && t.dtype() == Scalar::U16) {
+  bool fp8 = isFp8(*asType);
+  if ((*asType == Scalar::BF16 && t.dtype() == Scalar::U16) || (fp8 && t.dtype() == Scalar::U8)) {
     Tensor c = t.contiguous();
-    Tensor r = Tensor::zeros(c.shape(), Scalar::BF16);
-    std::memcpy(r.data(), c.data(), size_t(c.numel() * 2));
+    Tensor r = Tensor::zeros(c.shape(), *asType);
+    std::memcpy(r.data(), c.data(), size_t(c.numel() * byteSize(*asType)));
     return r;
   }
+  if (fp8)
+    throw HostError(fmt::format("'{}' holds {}, not the raw bytes (uint8, |u1) that an {} .npy file is; save() "
+                                "writes fp8 tensors that way",
+                                path, tritonDTypeName(t.dtype()), tritonDTypeName(*asType)));
   return t.to(*asType);
 }
 
@@ -231,6 +238,10 @@ std::optional<std::string> saveNpy(const std::string &path, const Tensor &t) {
   if (t.dtype() == Scalar::BF16)
     return fmt::format("'{}': bfloat16 has no .npy dtype; saved the raw bits as uint16 (<u2); "
                        "load it with load(path, dtype=bfloat16)", path);
+  if (isFp8(t.dtype()))
+    return fmt::format("'{}': {} has no .npy dtype; saved the raw bytes as uint8 (|u1); "
+                       "load it with load(path, dtype={})", path, tritonDTypeName(t.dtype()),
+                       t.dtype() == Scalar::F8E4M3 ? "float8_e4m3fn" : "float8_e5m2");
   return std::nullopt;
 }
 

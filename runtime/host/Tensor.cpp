@@ -38,6 +38,7 @@ double readElem(const uint8_t *p, Scalar s) {
   case Scalar::BF16: return bf16BitsToFloat(*reinterpret_cast<const uint16_t *>(p));
   case Scalar::F32: return *reinterpret_cast<const float *>(p);
   case Scalar::F64: return *reinterpret_cast<const double *>(p);
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return fp8BitsToDouble(*p, s);
   }
   return 0;
 }
@@ -87,6 +88,7 @@ void writeFloat(uint8_t *p, Scalar s, double v) {
   case Scalar::BF16: { uint16_t h = floatToBF16Bits(float(v)); std::memcpy(p, &h, 2); return; }
   case Scalar::F32: { float f = float(v); std::memcpy(p, &f, 4); return; }
   case Scalar::F64: std::memcpy(p, &v, 8); return;
+  case Scalar::F8E4M3: case Scalar::F8E5M2: *p = toFp8Bits(float(v), s); return;
   default: break;
   }
 }

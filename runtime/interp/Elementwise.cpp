@@ -320,6 +320,17 @@ int64_t floatToInt(double v, Scalar to) {
   return static_cast<int64_t>(std::clamp(t, lo, hi));
 }
 
+/// A float conversion with fp_downcast_rounding="rtz" (sema allows it from
+/// f32 to f16, bf16 and e5m2, Triton's set).
+double roundFloatTowardZero(double v, Scalar to) {
+  switch (to) {
+  case Scalar::F16: return halfBitsToFloat(floatToHalfBitsRZ(static_cast<float>(v)));
+  case Scalar::BF16: return bf16BitsToFloat(floatToBF16BitsRZ(static_cast<float>(v)));
+  case Scalar::F8E5M2: return fp8BitsToDouble(toFp8Bits(v, to, true), to);
+  default: return roundFloat(v, to);
+  }
+}
+
 /// Int -> float with one rounding for f32/f64 (C conversions). f16/bf16 go
 /// through float: exact for |v| <= 2^24; beyond, f16 is infinite anyway and
 /// bf16 may see a double rounding (documented limitation).
@@ -345,6 +356,7 @@ uint64_t elementBits(const Slot &s, const SlotInfo &si, int64_t k) {
   case Scalar::F16: return floatToHalfBits(static_cast<float>(v));
   case Scalar::BF16: return floatToBF16Bits(static_cast<float>(v));
   case Scalar::F32: return std::bit_cast<uint32_t>(static_cast<float>(v));
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return toFp8Bits(v, si.elem.scalar);
   default: return std::bit_cast<uint64_t>(v);
   }
 }
@@ -358,6 +370,7 @@ void setElementBits(Slot &s, ElemType e, int64_t k, uint64_t bits) {
   case Scalar::F16: s.f[k] = halfBitsToFloat(static_cast<uint16_t>(bits)); break;
   case Scalar::BF16: s.f[k] = bf16BitsToFloat(static_cast<uint16_t>(bits)); break;
   case Scalar::F32: s.f[k] = std::bit_cast<float>(static_cast<uint32_t>(bits)); break;
+  case Scalar::F8E4M3: case Scalar::F8E5M2: s.f[k] = fp8BitsToDouble(static_cast<uint8_t>(bits), e.scalar); break;
   default: s.f[k] = std::bit_cast<double>(bits); break;
   }
 }
@@ -419,8 +432,17 @@ void evalCast(Machine &m, ExecOp &e) {
   // Pointers convert like u64 (addresses).
   Scalar ts = to.elem.scalar;
   if (to.isFloat() && from.isFloat()) {
-    for (int64_t k = 0; k < n; ++k)
-      r.f[k] = roundFloat(x.f[k], ts);
+    if (e.op->hasAttr("rounding") && e.op->strAttr("rounding") == "rtz") {
+      for (int64_t k = 0; k < n; ++k)
+        r.f[k] = roundFloatTowardZero(x.f[k], ts);
+    } else if (isFp8(ts) && from.elem.scalar == Scalar::F64) {
+      // as the GPU: f64 -> f32, then f32 -> fp8 (two roundings)
+      for (int64_t k = 0; k < n; ++k)
+        r.f[k] = roundFloat(static_cast<float>(x.f[k]), ts);
+    } else {
+      for (int64_t k = 0; k < n; ++k)
+        r.f[k] = roundFloat(x.f[k], ts);
+    }
   } else if (to.isFloat()) {
     bool uns = isUnsignedLike(from.elem);
     for (int64_t k = 0; k < n; ++k)

@@ -158,6 +158,7 @@ double readFloat(uint64_t addr, Scalar s) {
   case Scalar::F16: return halfBitsToFloat(readRaw<uint16_t>(addr));
   case Scalar::BF16: return bf16BitsToFloat(readRaw<uint16_t>(addr));
   case Scalar::F32: return readRaw<float>(addr);
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return fp8BitsToDouble(readRaw<uint8_t>(addr), s);
   default: return readRaw<double>(addr);
   }
 }
@@ -181,6 +182,7 @@ void writeFloat(uint64_t addr, Scalar s, double v) {
   case Scalar::F16: return writeRaw(addr, floatToHalfBits(static_cast<float>(v)));
   case Scalar::BF16: return writeRaw(addr, floatToBF16Bits(static_cast<float>(v)));
   case Scalar::F32: return writeRaw(addr, static_cast<float>(v));
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return writeRaw(addr, toFp8Bits(v, s));
   default: return writeRaw(addr, v);
   }
 }

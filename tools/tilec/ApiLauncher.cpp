@@ -56,6 +56,7 @@ std::string describeElement(Scalar s, const unsigned char *p) {
   case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return fmt::format("{}", bf16BitsToFloat(h)); }
   case Scalar::F32: { float f; std::memcpy(&f, p, 4); return fmt::format("{}", f); }
   case Scalar::F64: { double d; std::memcpy(&d, p, 8); return fmt::format("{}", d); }
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return fmt::format("{} (0x{:02x})", fp8BitsToDouble(*p, s), *p);
   default: {
     int64_t v = 0;
     std::memcpy(&v, p, byteSize(s));
@@ -70,6 +71,7 @@ double elementValue(Scalar s, const unsigned char *p) {
   case Scalar::BF16: { uint16_t h; std::memcpy(&h, p, 2); return bf16BitsToFloat(h); }
   case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
   case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
+  case Scalar::F8E4M3: case Scalar::F8E5M2: return fp8BitsToDouble(*p, s);
   default: return 0;
   }
 }
@@ -79,6 +81,8 @@ double elementValue(Scalar s, const unsigned char *p) {
 bool sameElement(Scalar s, const unsigned char *a, const unsigned char *b) {
   if (!isFloat(s)) return std::memcmp(a, b, byteSize(s)) == 0;
   double x = elementValue(s, a), y = elementValue(s, b);
+  // fp8 comes only from conversions, which are bit-exact on both devices
+  if (isFp8(s)) return *a == *b || (std::isnan(x) && std::isnan(y));
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
   if (std::isinf(x) || std::isinf(y)) return x == y;
   double rtol = s == Scalar::F16 || s == Scalar::BF16 ? 1e-2 : s == Scalar::F32 ? 1e-4 : 1e-9;
