@@ -7,7 +7,7 @@
 // print(parse(print(f))) == print(f); the passes keep verified IR valid.
 // Crashes, sanitizer findings, timeouts and memory blow-ups are found by
 // libFuzzer itself.
-#include "FuzzCommon.h"
+#include "FuzzProgram.h"
 
 #include "driver/Pipeline.h"
 #include "frontend/Parser.h"
@@ -123,13 +123,8 @@ extern "C" void tileFuzzSetDumpDir(const char *dir) { gDumpDir = dir; }
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz::SourceScope scope;
   std::string text(reinterpret_cast<const char *>(data), size);
-  std::shared_ptr<const sema::Program> prog;
-  try {
-    prog = driver::loadProgramFromString("fuzz.tile", text);
-  } catch (const CompileError &e) {
-    fuzz::checkLocated(e, text);
-    return 0;
-  }
+  std::shared_ptr<const sema::Program> prog = fuzz::loadProgramOrNull(text);
+  if (!prog) return 0;
   lowerEveryKernel(*prog, text);
   return 0;
 }

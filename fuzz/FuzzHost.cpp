@@ -9,7 +9,7 @@
 // message (host errors, launch errors, interpreter errors such as an
 // out-of-bounds access); nothing else escapes. Crashes, sanitizer findings
 // and memory blow-ups are found by libFuzzer itself.
-#include "FuzzCommon.h"
+#include "FuzzProgram.h"
 
 #include "../tests/unit/host/InterpLauncher.h"
 #include "driver/Pipeline.h"
@@ -45,13 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   (void)once;
   fuzz::SourceScope scope;
   std::string text(reinterpret_cast<const char *>(data), size);
-  std::shared_ptr<const sema::Program> prog;
-  try {
-    prog = driver::loadProgramFromString("fuzz.tile", text);
-  } catch (const CompileError &e) {
-    fuzz::checkLocated(e, text);
-    return 0;
-  }
+  std::shared_ptr<const sema::Program> prog = fuzz::loadProgramOrNull(text);
+  if (!prog) return 0;
   Deadline deadline = Deadline::after(1.0);
   interp::Options iopts;
   iopts.warn = [](const std::string &) {};

@@ -97,9 +97,14 @@ struct Geometry {
   static constexpr int64_t bPadWords = 8;
   static Geometry of(const ir::Op &dot, int numWarps, bool ownA = false) {
     const ir::Type &a = dot.operands[0]->type, &bt = dot.operands[1]->type;
-    bool tf32 = a.elem.scalar == Scalar::F32;
-    Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : 2, tf32};
+    bool tf32 = a.elem.scalar == Scalar::F32, fp8 = isFp8(a.elem.scalar);
+    Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : fp8 ? 1 : 2, tf32};
     if (tf32) return g;
+    if (fp8) {   // wgmma reads fp8 K-major only: both staged so, whatever their registers' order
+      g.bKMajor = true;
+      g.aOwn = ownA;
+      return g;
+    }
     g.aRegs = a.layout && a.layout->equals(*gpu::wgmmaAccLayout(numWarps, false));
     auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
     g.bKMajor = bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1;
@@ -115,7 +120,7 @@ struct Geometry {
   }
   int64_t aBytes() const { return M * aK() * esize; }
   int64_t offB() const { return aRegs || aOwn ? 0 : aBytes(); }
-  int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32
+  int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32, k32 for fp8
 };
 
 /// The geometry of a wgmma dot as this emitter plans it.
@@ -369,7 +374,11 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     int64_t hh = row / (8 * W), j = col / 8, e = col % 2;
     slot[size_t(hh / 2)][size_t(4 * j + 2 * (hh % 2) + e)] = r;
   }
-  const char *ty = a->type.elem.scalar == Scalar::F16 ? "f16" : "bf16";
+  auto ptxType = [](Scalar s) {
+    return s == Scalar::F16 ? "f16" : s == Scalar::BF16 ? "bf16" : s == Scalar::F8E4M3 ? "e4m3" : "e5m2";
+  };
+  const char *ty = ptxType(a->type.elem.scalar), *tyB = ptxType(bv->type.elem.scalar);
+  bool fp8 = geo.esize == 1;
   std::string regList, tied;
   for (int64_t i = 0; i < perBlock; ++i) {
     regList += fmt::format("{}${}", i ? "," : "", i);
@@ -386,7 +395,11 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   bool regA = tf32 || geo.aRegs;
   int transB = geo.bKMajor ? 0 : 1, transA = geo.aMNMajor ? 1 : 0;
   // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
+  // fp8: both operands by descriptor, K-major (no transpose immediates)
   auto mmaTextFor = [&](int scaleD) {
+    if (fp8)
+      return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1;", mmaN, ty, tyB,
+                         regList, p0, p0 + 1, scaleD);
     return tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1;",
                               mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD)
            : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1, {};",

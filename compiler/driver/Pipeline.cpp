@@ -183,7 +183,7 @@ GpuKernel compileGpu(ir::Function &fn, const backend::TargetOptions &target, con
   transforms::PassManager pm = makePassManager(opts, dir, specKey, true);
   pm.verifyInput = false; // the tile-IR passes verified their output
   transforms::PassTarget pt{target.arch, target.numWarps, target.numStages};
-  for (const char *name : {"tile-permute-loads", "tile-pipeline", "tile-layouts"})
+  for (const char *name : {"tile-fp8-dots", "tile-permute-loads", "tile-pipeline", "tile-layouts"})
     pm.add(*transforms::createPass(name, pt));
   pm.run(fn);
   recordPassTimes(pm);

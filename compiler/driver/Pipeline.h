@@ -4,6 +4,7 @@
 //   sema          compileKernel                one specialization -> tile IR
 //   canonicalize, combine-dot-add, constant-fold, cse, dce
 //                 compileKernel                the tile-IR passes, to a fixpoint
+//   tile-fp8-dots compileGpu                   an fp8 dot that does not run as wgmma reads f16 operands
 //   tile-permute-loads compileGpu              a wgmma dot's permuted load loads permuted pointers
 //   tile-pipeline compileGpu                   loads issued num_stages - 1 ahead
 //   tile-layouts  compileGpu                   a distributed layout on every tensor
@@ -81,7 +82,7 @@ struct GpuKernel {
   bool cacheHit = false;   ///< compileToPtx: from the disk cache
 };
 
-/// Stages tile-permute-loads, tile-pipeline, tile-layouts (in a PassManager: verified, printed
+/// Stages tile-fp8-dots, tile-permute-loads, tile-pipeline, tile-layouts (in a PassManager: verified, printed
 /// and dumped like every pass) and the back end's llvm, llvm-opt, ptx
 /// (each dumped into the dump directory, each timed) on an optimized
 /// kernel, up to `stop`. fn is modified (it ends laid out).

@@ -16,12 +16,17 @@ namespace tile::gpu {
 
 bool dotRunsOnTensorCores(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type, &r = op.result()->type;
-  if (a.rank() != 2 || b.rank() != 2 || r.rank() != 2 || a.elem.isPtr || r.elem.isPtr || b.elem != a.elem)
+  bool fp8 = !a.elem.isPtr && !b.elem.isPtr && isFp8(a.elem.scalar) && isFp8(b.elem.scalar);
+  if (a.rank() != 2 || b.rank() != 2 || r.rank() != 2 || a.elem.isPtr || r.elem.isPtr || (b.elem != a.elem && !fp8))
     return false;
   if (r.elem.scalar != Scalar::F32 || a.shape[0] % 16 != 0 || b.shape[1] % 8 != 0)
     return false;
   if (a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16)
     return a.shape[1] % 16 == 0;
+  // fp8 runs only as wgmma (m64nNk32); tile-fp8-dots gives every other fp8
+  // dot f16 operands first
+  if (fp8)
+    return a.shape[1] % 32 == 0;
   // tf32 (m16n8k8) at every size: with the operands truncated once while
   // staged, the A fragment read by ldmatrix and, inside a loop, double-
   // buffered operands, it beats the FMA path even at the seed lesson's
@@ -37,7 +42,8 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   const ir::Type &a = op.operands[0]->type, &r = op.result()->type;
   bool half = a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16;
   bool tf32 = a.elem.scalar == Scalar::F32;   // dotRunsOnTensorCores: input_precision "tf32"
-  if (!half && !tf32) return false;
+  bool fp8 = isFp8(a.elem.scalar);            // dotRunsOnTensorCores: both operands fp8
+  if (!half && !tf32 && !fp8) return false;
   int64_t M = r.shape[0], N = r.shape[1], K = a.shape[1];
   if (tf32) {
     // computed transposed, Cᵀ = Bᵀ Aᵀ (WgmmaToLLVM): wgmma's M is BN (m64
@@ -47,9 +53,10 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
     return numWarps % 4 == 0 && N % (16 * numWarps) == 0 && M % 8 == 0 && M <= 256 &&
            M * N <= 128 * 32 * int64_t(numWarps) && K % 32 == 0;
   }
-  // K-major rows of 128 bytes (64 halves) in 128-byte swizzle atoms;
-  // BK 32 fills half of each row (WgmmaToLLVM)
-  bool kOk = K % 64 == 0 || K == 32;
+  // K-major rows of 128 bytes (64 halves, 128 fp8) in 128-byte swizzle
+  // atoms; BK 32 (fp8: 64) fills half of each row (WgmmaToLLVM)
+  int64_t rowElems = fp8 ? 128 : 64;
+  bool kOk = K % rowElems == 0 || K == rowElems / 2;
   // whole warpgroups, two 8-row repetitions per warp (each m64 block's
   // rows 16w + g and 16w + g + 8), B in 64-column swizzle atoms (the
   // descriptor strides probed on the H200: tests/gpu/probes), A in 64-k
@@ -599,7 +606,7 @@ private:
   bool computedAChain(const ir::Op &dot, std::set<std::pair<const ir::Op *, size_t>> *edges = nullptr) {
     ir::Value *a = dot.operands[0];
     if (a->isBlockArg() || !a->def || a->def->parent != dot.parent || a->type.elem.scalar == Scalar::F32 ||
-        !dotRunsOnWgmma(dot, numWarps_, arch_))
+        isFp8(a->type.elem.scalar) || !dotRunsOnWgmma(dot, numWarps_, arch_))
       return false;
     const ir::Block &body = *dot.parent;
     if (!body.parent || !body.parent->parent || body.parent->parent->kind != OpKind::For) return false;

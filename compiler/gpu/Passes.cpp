@@ -2,6 +2,7 @@
 #include "gpu/Passes.h"
 
 #include "gpu/AxisInfo.h"
+#include "gpu/Fp8Dots.h"
 #include "gpu/LayoutAssignment.h"
 #include "gpu/PermuteLoads.h"
 #include "gpu/Pipeline.h"
@@ -15,6 +16,8 @@ namespace tile::gpu {
 void registerPasses() {
   static std::once_flag once;
   std::call_once(once, [] {
+    transforms::registerPass({"tile-fp8-dots", "an fp8 dot that does not run as wgmma reads f16 operands (exact)",
+                              [](const transforms::PassTarget &t) { return fp8DotsPass(t.numWarps, t.arch); }});
     transforms::registerPass({"tile-permute-loads", "a wgmma dot's permuted load loads permuted pointers",
                               [](const transforms::PassTarget &t) { return permuteLoadsPass(t.numWarps, t.arch); }});
     transforms::registerPass({"tile-pipeline", "issue loop loads num_stages - 1 iterations ahead",

@@ -328,6 +328,7 @@ private:
       const Value *next = user->result();
       const Op *up = onlyUser(next);
       if (up && up->kind == OpKind::Dot && up->operands[0] == next && next->type.elem.scalar != Scalar::F32 &&
+          !isFp8(next->type.elem.scalar) &&
           dotRunsOnWgmma(*up, target_.numWarps, target_.arch) && copiesBy16Bytes(load, -1)) {
         // both rings (num_stages slots each) must fit
         const Value *bv = up->operands[1];
@@ -342,8 +343,14 @@ private:
     if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
     if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
     // along k or n for B (staged K-major or N-major), along k or m for A
-    // (staged K-major or M-major): the pointers' most contiguous dim
-    return copiesBy16Bytes(load, -1) ? target_.numStages - 1 : 1;
+    // (staged K-major or M-major): the pointers' most contiguous dim; fp8
+    // operands are staged K-major only, so only a run along k copies
+    int along = -1;
+    if (isFp8(user->operands[0]->type.elem.scalar)) {
+      if (user->operands[0] != v && user->operands[1] != v) return 1;
+      along = user->operands[1] == v ? 0 : 1;
+    }
+    return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried

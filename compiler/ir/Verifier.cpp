@@ -510,7 +510,8 @@ private:
     if (a.shape[r - 1] != b.shape[r - 2] || c.shape[r - 2] != a.shape[r - 2] || c.shape[r - 1] != b.shape[r - 1] ||
         (r == 3 && (a.shape[0] != b.shape[0] || a.shape[0] != c.shape[0])))
       error(fmt::format("shapes do not compose: {} x {} + {}", printType(a), printType(b), printType(c)));
-    if (a.elem != b.elem)
+    bool fp8 = !a.elem.isPtr && !b.elem.isPtr && isFp8(a.elem.scalar) && isFp8(b.elem.scalar);
+    if (a.elem != b.elem && !fp8)   // e4m3 and e5m2 may mix
       error(fmt::format("inputs differ in element type: {} and {}", printType(a), printType(b)));
     expectNoPtr(a, "input");
     expectNoPtr(c, "accumulator");

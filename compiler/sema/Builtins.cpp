@@ -302,13 +302,16 @@ Val bDot(Lowerer &L, CallArgs &a) {
   if (M < 16 || N < 16 || K < 16)
     fail(a.loc, fmt::format("dot needs every dimension >= 16 (tensor-core tiles), got M={}, N={}, K={}", M, N, K));
   Scalar s = x->type.elem.scalar;
-  if (x->type.elem != y->type.elem)
+  // fp8 operands may mix e4m3 and e5m2 (wgmma takes each operand's type), as Triton's
+  bool fp8 = !x->type.elem.isPtr && !y->type.elem.isPtr && isFp8(s) && isFp8(y->type.elem.scalar);
+  if (x->type.elem != y->type.elem && !fp8)
     fail(a.loc, fmt::format("dot operands must have the same dtype, got {} and {}", x->type.elem.str(), y->type.elem.str()));
-  bool floatIn = s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32 || s == Scalar::F64;
+  bool floatIn = s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32 || s == Scalar::F64 || fp8;
   if (!floatIn && s != Scalar::I8)
-    fail(a.loc, fmt::format("dot supports f16, bf16, f32, f64 and i8 operands, got {}", x->type.elem.str()));
-  // Triton's result type: i32 for i8, f64 for f64, f32 for f32 and bf16
-  // (out_dtype bf16 is an error), out_dtype (f16 or f32) for f16 operands.
+    fail(a.loc, fmt::format("dot supports f16, bf16, f32, f64, fp8 (float8e4nv, float8e5) and i8 operands, got {}",
+                            x->type.elem.str()));
+  // Triton's result type: i32 for i8, f64 for f64, f32 for f32, bf16 and
+  // fp8 (out_dtype bf16 is an error), out_dtype (f16 or f32) for f16 operands.
   ElemType out = ElemType::of(s == Scalar::I8 ? Scalar::I32 : s == Scalar::F64 ? Scalar::F64 : Scalar::F32);
   if (a.has(6) && floatIn) {
     ElemType want = constDType(a, 6);
@@ -317,6 +320,9 @@ Val bDot(Lowerer &L, CallArgs &a) {
                       "`.to(tl.bfloat16)`");
     if (s == Scalar::F16 && want.scalar != Scalar::F16 && want.scalar != Scalar::F32)
       fail(a.locs[6], fmt::format("out_dtype of a dot of f16 operands must be float16 or float32, got {}", want.str()));
+    if (fp8 && want.scalar != Scalar::F32)
+      fail(a.locs[6], fmt::format("out_dtype of a dot of fp8 operands must be float32 (tile accumulates fp8 dots in "
+                                  "f32; cast the result with `.to()`), got {}", want.str()));
     if (s == Scalar::F16) out = want;
   }
   ir::Value *acc;
@@ -647,7 +653,7 @@ Val bPointerType(Lowerer &, CallArgs &a) {
   if (t.isPtr) fail(a.locs[0], "not supported: pointers to pointers (tl.pointer_type of a pointer type)");
   if (a.has(1) && !(a[1].isConst() && a[1].c.isInt() && std::get<int64_t>(a[1].c.v) == 1))
     fail(a.locs[1], "not supported: address spaces other than 1 (global memory)");
-  return Val::constant(DTypeValue{ElemType::ptrTo(t.scalar)});
+  return Val::constant(DTypeValue{ElemType::ptrTo(t.scalar), {}, {}});
 }
 
 /// tl.assume(cond): a hint for the optimizer; tile takes nothing from it

@@ -21,8 +21,8 @@ struct NoneValue {
 /// (tile has no fp8 arithmetic; `type` is then unused).
 struct DTypeValue {
   ElemType type;
-  std::vector<int64_t> shape; ///< non-empty: a block type of this shape
-  std::string fp8;            ///< non-empty: the fp8 type of this Triton name
+  std::vector<int64_t> shape{}; ///< non-empty: a block type of this shape
+  std::string fp8{};          ///< non-empty: the fp8 type of this Triton name
   bool operator==(const DTypeValue &) const = default;
   bool isBlock() const { return !shape.empty(); }
   /// A dtype to compute with (a scalar type that is not fp8).

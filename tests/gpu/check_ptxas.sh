@@ -56,6 +56,9 @@ flash_attention.tile|_attn_fwd|*fp16,*fp16,*fp16,fp32,*fp32,*fp16,i32,i32,i32,i3
 ../tests/gpu/shape_misc.tile|swizzle_kernel|*i32:16,*i32:16,i32,i32|-D G=2 -D BLOCK=64|4
 ../tests/gpu/pointer_casts.tile|gather_kernel|*i64:16,*fp32:16,i32|-D BLOCK=64|4
 ../bench/gpu/idioms/matmul.tile|matmul_kernel|*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D ACTIVATION=leaky_relu|8
+../bench/gpu/idioms/matmul.tile|matmul_kernel|*fp8e4nv:16,*fp8e4nv:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:1,i32:16,i32:16,i32:1|-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=128 -D GROUP_SIZE_M=8 -D ACTIVATION=|8
+../tests/gpu/fp8_dot.tile|mm_fp8|*fp8e5:16,*fp8e4nv:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_M=128 -D BLOCK_N=128 -D BLOCK_K=128|4
+../tests/gpu/fp8_dot.tile|mm_fp8|*fp8e4nv:16,*fp8e4nv:16,*fp32:16,i32,i32,i32,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_M=64 -D BLOCK_N=32 -D BLOCK_K=64|4
 ../bench/gpu/idioms/matmul.tile|matmul_persistent_kernel|*fp16:16,*fp16:16,*fp16:16,i32:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:1,i32:16,i32:1|-D BLOCK_SIZE_M=128 -D BLOCK_SIZE_N=256 -D BLOCK_SIZE_K=64 -D GROUP_SIZE_M=8 -D NUM_SMS=132|8
 ../bench/gpu/idioms/attention_v1.tile|attn_fwd_v1|*fp16:16,*fp16:16,*fp16:16,fp32,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16|-D BLOCK_M=128 -D BLOCK_N=64 -D HEAD_DIM=64 -D IS_CAUSAL=True|4
 ../bench/gpu/idioms/attention_v2.tile|_attn_fwd_tile|*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32,i32:16,i32:16|-D BLOCK_M=128 -D BLOCK_N=64 -D HEAD_DIM=128 -D STAGE=3|8

@@ -20,29 +20,43 @@ export PATH=/usr/local/cuda/bin:$PATH
 } > "$out/env.txt" 2>&1
 "$build/tests/cuda_tests" > "$out/cuda_tests.txt" 2>&1
 echo "cuda_tests exit $?" | tee -a "$out/summary.txt"
-pass=0; fail=0
+# Each program runs as its own process (TILE_GPU_JOBS at a time, default 4:
+# most of a --check-gpu run is the interpreter's host work, so several share
+# the GPU well); logs in order into gpu_programs.txt, PASS/FAIL lines into
+# summary.txt.
+jobs=${TILE_GPU_JOBS:-4}
+progs=$out/programs
+mkdir -p "$progs"
+export build progs
+list=$out/programs.list
+: > "$list"
 for f in "$root"/dsl_examples/*.tile "$root"/tests/gpu/*.tile; do
-  echo "== $f" >> "$out/gpu_programs.txt"
   # A program whose GPU results are legitimately order-dependent (atomics'
   # returned old values) says "# gpu-check: self": its host main's own
   # order-independent checks judge the GPU run instead of --check-gpu.
   check=--check-gpu
-  grep -q '^# gpu-check: self' "$f" && check=
-  if timeout 300 "$build/bin/tilec" run $check "$f" >> "$out/gpu_programs.txt" 2>&1; then
-    pass=$((pass + 1)); echo "PASS $(basename "$f")" >> "$out/summary.txt"
-  else
-    fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
-  fi
+  grep -q '^# gpu-check: self' "$f" && check=none
+  echo "$f $check" >> "$list"
 done
 # GPU-only programs (no interpreter semantics): their own host checks judge them.
-for f in "$root"/tests/gpu/gpu_only/*.tile; do
-  echo "== $f" >> "$out/gpu_programs.txt"
-  if timeout 300 "$build/bin/tilec" run "$f" >> "$out/gpu_programs.txt" 2>&1; then
+for f in "$root"/tests/gpu/gpu_only/*.tile; do echo "$f none" >> "$list"; done
+# shellcheck disable=SC2016
+xargs -P "$jobs" -L 1 bash -c '
+  f=$0; check=$1; [ "$check" = none ] && check=
+  name=$(basename "$(dirname "$f")")-$(basename "$f" .tile)
+  { echo "== $f"; timeout 300 "$build/bin/tilec" run $check "$f" 2>&1; echo "exit $?"; } > "$progs/$name.txt"
+' < "$list"
+pass=0; fail=0
+while read -r f _; do
+  name=$(basename "$(dirname "$f")")-$(basename "$f" .tile)
+  cat "$progs/$name.txt" >> "$out/gpu_programs.txt"
+  if [ "$(tail -n 1 "$progs/$name.txt")" = "exit 0" ]; then
     pass=$((pass + 1)); echo "PASS $(basename "$f")" >> "$out/summary.txt"
   else
     fail=$((fail + 1)); echo "FAIL $(basename "$f")" >> "$out/summary.txt"
   fi
-done
+done < "$list"
+rm -rf "$progs"
 echo "gpu programs: $pass passed, $fail failed" | tee -a "$out/summary.txt"
 # A faulting kernel: exit 1 and the driver's error naming the kernel.
 "$build/bin/tilec" run "$root/tests/gpu/faults/far_store.tile" > "$out/fault.txt" 2>&1

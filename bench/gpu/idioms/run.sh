@@ -21,6 +21,7 @@
 #          IDIOMS_TILE_S=165      tile's side is cut off at this many seconds,
 #                                 so that Triton's side keeps its share
 #          IDIOMS_REPS=30         tilec bench --reps (timed launches per case)
+#          IDIOMS_ONLY=fp8        matmul.tile: only the cases whose kind contains it
 #          IDIOMS_SMALL=1         a dry run here, without a GPU: the small
 #                                 sizes on tile's interpreter, no Triton side
 #
@@ -44,6 +45,7 @@ deadline=${IDIOMS_DEADLINE_S:-285}
 tile_deadline=${IDIOMS_TILE_S:-165}
 reps=${IDIOMS_REPS:-30}
 small=${IDIOMS_SMALL:-0}
+only=${IDIOMS_ONLY:-}
 mkdir -p "$out"
 : > "$out/idioms-times.txt"
 
@@ -75,7 +77,7 @@ for f in $files; do
   from=0
   part=$out/.part.txt
   while ((SECONDS < tile_deadline)); do
-    step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" \
+    step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" -D ONLY="$only" \
       "$here/$f.tile" > "$part" 2> "$part.err"
     rc=$?
     cat "$part" >> "$log"

@@ -33,6 +33,7 @@ usage: python3 triton_idioms.py REPO_ROOT [--parts matmul,attention_v1,...] [--d
 import argparse
 import json
 import math
+import os
 import time
 
 import torch
@@ -91,13 +92,15 @@ def timed(row, prefix, fn, work, check):
 
 # ------------------------------------------------------------------ matmul
 
-def matmul_close(c, ref, K):
-    return bool(((c.float() - ref).abs() <= 2e-3 * math.sqrt(K) + 2e-3 * ref.abs()).all())
+def matmul_close(c, ref, K, tol=2e-3):
+    # tol 1e-2 for fp8 inputs: Hopper's fp8 MMAs add with fewer bits than f32 (matmul.tile's tolerance())
+    return bool(((c.float() - ref).abs() <= tol * math.sqrt(K) + tol * ref.abs()).all())
 
 
 def part_matmul(root):
     ns = load(root, "matmul")
     ns["BENCH"] = 0 if SMALL else 1
+    ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
     num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
     dev_sms = torch.cuda.get_device_properties(0).multi_processor_count
     cases = ns["matmul_cases"]()
@@ -107,13 +110,19 @@ def part_matmul(root):
         if out_of_time():
             break
         kind, (M, N, K), cfg = case
-        if data.get("shape") != (M, N, K):
+        dt = ns["input_dtype"](kind)
+        if data.get("key") != ((M, N, K), dt):
             data.clear()
             torch.cuda.empty_cache()
-            a = torch.randn((M, K), device="cuda", dtype=torch.float16)
-            b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+            if dt == "float16":
+                a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+                b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+            else:  # fp8: B K-major, as Triton's tutorial passes it (and torch._scaled_mm wants it)
+                t = getattr(torch, dt)
+                a = torch.randn((M, K), device="cuda").to(t)
+                b = torch.randn((N, K), device="cuda").to(t).T
             ref = torch.matmul(a.float(), b.float())
-            data.update(shape=(M, N, K), a=a, b=b, ref=ref)
+            data.update(key=((M, N, K), dt), a=a, b=b, ref=ref)
         a, b, ref = data["a"], data["b"], data["ref"]
         act = "leaky_relu" if kind == "matmul_leaky_relu" else ""
         want = F.leaky_relu(ref, 0.01) if act else ref
@@ -139,18 +148,26 @@ def part_matmul(root):
                            c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=group,
                            ACTIVATION=act, num_warps=warps, num_stages=stages)
         flops = 2 * M * N * K
-        timed(row, "triton", run, flops, lambda: matmul_close(c, want, K))
-        key = ((M, N, K), act)
+        tol = 2e-3 if dt == "float16" else 1e-2
+        timed(row, "triton", run, flops, lambda: matmul_close(c, want, K, tol))
+        key = ((M, N, K), act, dt)
         if key not in torch_done:
             t = dict(unit="TFLOP/s")
-            if act:
+            if dt == "float8_e5m2":  # torch._scaled_mm has no e5m2 x e5m2 GEMM: no torch anchor
+                fn = None
+            elif dt != "float16":  # cuBLASLt's fp8 GEMM (unit scales, fp16 out)
+                one = torch.tensor(1.0, device="cuda")
+                fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
+            elif act:
                 fn = lambda: F.leaky_relu(torch.matmul(a, b), 0.01)  # noqa: E731
             else:
                 fn = lambda: torch.matmul(a, b)  # noqa: E731
-            timed(t, "torch", fn, flops, lambda: matmul_close(fn(), want, K))
+            if fn is not None:
+                timed(t, "torch", fn, flops, lambda: matmul_close(fn(), want, K, tol))
             torch_done[key] = t
         row.update({k: v for k, v in torch_done[key].items() if k.startswith("torch")})
-        row["torch_impl"] = "cuBLAS" + (" + leaky_relu" if act else "")
+        row["torch_impl"] = ({"float16": "cuBLAS", "float8_e4m3fn": "torch._scaled_mm"}.get(dt, "none")
+                             + (" + leaky_relu" if act else ""))
         emit(**row)
         del c
 
@@ -303,6 +320,7 @@ def part_attention(root, version):
 def part_softmax(root):
     ns = load(root, "softmax")
     ns["BENCH"] = 0 if SMALL else 1
+    ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
     num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
     for n_rows, n_cols in ns["SMALL_SOFTMAX_SHAPES" if SMALL else "SOFTMAX_SHAPES"]:
         torch.cuda.empty_cache()
