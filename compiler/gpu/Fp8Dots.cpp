@@ -7,22 +7,10 @@ namespace tile::gpu {
 
 using namespace ir;
 
-namespace {
-
-bool hasFp8Operand(const Op &dot) {
-  for (int i = 0; i < 2; ++i) {
-    const ElemType &e = dot.operands[size_t(i)]->type.elem;
-    if (!e.isPtr && isFp8(e.scalar)) return true;
-  }
-  return false;
-}
-
-} // namespace
-
 bool fp8Dots(Function &fn, int numWarps, const std::string &arch) {
   std::vector<Op *> dots;
   walk(fn, [&](Op &op) {
-    if (op.kind == OpKind::Dot && hasFp8Operand(op) && !dotRunsOnWgmma(op, numWarps, arch)) dots.push_back(&op);
+    if (op.kind == OpKind::Dot && (op.operands[0]->type.elem.isFp8() || op.operands[1]->type.elem.isFp8()) && !dotRunsOnWgmma(op, numWarps, arch)) dots.push_back(&op);
   });
   for (Op *dot : dots) {
     Builder b(dot->parent);

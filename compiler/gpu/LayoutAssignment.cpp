@@ -16,7 +16,7 @@ namespace tile::gpu {
 
 bool dotRunsOnTensorCores(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type, &r = op.result()->type;
-  bool fp8 = !a.elem.isPtr && !b.elem.isPtr && isFp8(a.elem.scalar) && isFp8(b.elem.scalar);
+  bool fp8 = a.elem.isFp8() && b.elem.isFp8();
   if (a.rank() != 2 || b.rank() != 2 || r.rank() != 2 || a.elem.isPtr || r.elem.isPtr || (b.elem != a.elem && !fp8))
     return false;
   if (r.elem.scalar != Scalar::F32 || a.shape[0] % 16 != 0 || b.shape[1] % 8 != 0)

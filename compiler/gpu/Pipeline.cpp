@@ -346,10 +346,7 @@ private:
     // (staged K-major or M-major): the pointers' most contiguous dim; fp8
     // operands are staged K-major only, so only a run along k copies
     int along = -1;
-    if (isFp8(user->operands[0]->type.elem.scalar)) {
-      if (user->operands[0] != v && user->operands[1] != v) return 1;
-      along = user->operands[1] == v ? 0 : 1;
-    }
+    if (isFp8(user->operands[0]->type.elem.scalar)) along = user->operands[1] == v ? 0 : 1;
     return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 

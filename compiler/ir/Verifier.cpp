@@ -510,7 +510,7 @@ private:
     if (a.shape[r - 1] != b.shape[r - 2] || c.shape[r - 2] != a.shape[r - 2] || c.shape[r - 1] != b.shape[r - 1] ||
         (r == 3 && (a.shape[0] != b.shape[0] || a.shape[0] != c.shape[0])))
       error(fmt::format("shapes do not compose: {} x {} + {}", printType(a), printType(b), printType(c)));
-    bool fp8 = !a.elem.isPtr && !b.elem.isPtr && isFp8(a.elem.scalar) && isFp8(b.elem.scalar);
+    bool fp8 = a.elem.isFp8() && b.elem.isFp8();
     if (a.elem != b.elem && !fp8)   // e4m3 and e5m2 may mix
       error(fmt::format("inputs differ in element type: {} and {}", printType(a), printType(b)));
     expectNoPtr(a, "input");

@@ -303,7 +303,7 @@ Val bDot(Lowerer &L, CallArgs &a) {
     fail(a.loc, fmt::format("dot needs every dimension >= 16 (tensor-core tiles), got M={}, N={}, K={}", M, N, K));
   Scalar s = x->type.elem.scalar;
   // fp8 operands may mix e4m3 and e5m2 (wgmma takes each operand's type), as Triton's
-  bool fp8 = !x->type.elem.isPtr && !y->type.elem.isPtr && isFp8(s) && isFp8(y->type.elem.scalar);
+  bool fp8 = x->type.elem.isFp8() && y->type.elem.isFp8();
   if (x->type.elem != y->type.elem && !fp8)
     fail(a.loc, fmt::format("dot operands must have the same dtype, got {} and {}", x->type.elem.str(), y->type.elem.str()));
   bool floatIn = s == Scalar::F16 || s == Scalar::BF16 || s == Scalar::F32 || s == Scalar::F64 || fp8;

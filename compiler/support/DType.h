@@ -45,6 +45,7 @@ struct ElemType {
   bool operator==(const ElemType &) const = default;
   bool isFloat() const { return !isPtr && tile::isFloat(scalar); }
   bool isInt() const { return !isPtr && tile::isInt(scalar); }
+  bool isFp8() const { return !isPtr && tile::isFp8(scalar); }
   /// "f32", "ptr<f32>"
   std::string str() const;
 };
