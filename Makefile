@@ -31,11 +31,16 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
-# (docs/robustness.md), in its own build directory.
+# (docs/robustness.md), built by clang-14 in the directory fuzz/run.sh
+# (the fuzz.smoke test) builds its libFuzzer targets in, with the same
+# options, so the libraries both need compile once, and every translation
+# unit is compiled by clang as well as by gcc (make build).
+ASAN_BUILD := $(abspath $(BUILD))/fuzz-build
 test-asan: deps
-	cmake -S . -B $(BUILD)-asan -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DTILE_SANITIZE=ON
-	cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
+	cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-14 \
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DTILE_FUZZ=ON -DTILE_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer (clang-14): each target runs FUZZ_SECONDS; see fuzz/run.sh.
 FUZZ_SECONDS ?= 300
