@@ -32,13 +32,12 @@ test: build
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer
 # (docs/robustness.md), built by clang-14 in the directory fuzz/run.sh
-# (the fuzz.smoke test) builds its libFuzzer targets in, with the same
-# options, so the libraries both need compile once, and every translation
-# unit is compiled by clang as well as by gcc (make build).
+# (the fuzz.smoke test) builds its libFuzzer targets in, configured by the
+# same script (fuzz/configure.sh), so the libraries both need compile once,
+# and every translation unit is compiled by clang as well as by gcc.
 ASAN_BUILD := $(abspath $(BUILD))/fuzz-build
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-14 \
-	  -DCMAKE_CXX_COMPILER=clang++-14 -DTILE_FUZZ=ON -DTILE_SANITIZE=ON
+	fuzz/configure.sh $(ASAN_BUILD)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure -j $(JOBS)
 

@@ -29,10 +29,7 @@ if ! "$cxx" -fsanitize=fuzzer "$probe/p.cpp" -o "$probe/p" >/dev/null 2>&1; then
   exit 77
 fi
 
-generator=Ninja
-command -v ninja >/dev/null 2>&1 || generator="Unix Makefiles"
-cmake -S "$src" -B "$build" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER="$cc" \
-  -DCMAKE_CXX_COMPILER="$cxx" -DTILE_FUZZ=ON -DTILE_SANITIZE=ON >/dev/null
+FUZZ_CC=$cc FUZZ_CXX=$cxx "$src/fuzz/configure.sh" "$build"
 build_targets=()
 for t in "${targets[@]}"; do build_targets+=(--target "fuzz-$t"); done
 cmake --build "$build" "${build_targets[@]}" --target fuzz-replay-frontend -j "${JOBS:-$(nproc)}"
