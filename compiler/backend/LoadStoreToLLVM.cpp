@@ -77,6 +77,18 @@ size_t provenWidth(const Emitter &e, const Dist &d, int dim, const ir::Value *pt
   return contiguousRun(d, n, /*aligned=*/true, dim) == n ? n : 1;
 }
 
+/// Registers per access group: the layout's run along `dim` (at most 16
+/// bytes). 16-bit and wider elements take the run even when unproven (a
+/// run-time check picks the vector or the scalar path); byte elements (i8,
+/// fp8, bools) only when the axis facts prove it, since a run-time check of
+/// up to 16 byte pointers costs more than it saves.
+size_t accessRun(const Emitter &e, const Dist &d, int dim, const ir::Value *ptr, const ir::Value *mask,
+                 const Access &acc) {
+  size_t run = contiguousRun(d, 16 / acc.bytes, false, dim);
+  if (acc.bytes >= 2) return run;
+  return provenWidth(e, d, dim, ptr, mask, run, acc) == run ? run : 1;
+}
+
 /// A run of n elements as 32-bit words, and back (for b32 vector asm).
 Regs toWords(Emitter &e, const Access &acc, const Regs &elems, size_t g, size_t n) {
   // 16-bit elements that are the two halves of one word (a packed cast's
@@ -161,6 +173,18 @@ Regs provenLoad(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *ma
 /// A proven run: one predicated vector store.
 void provenStore(Emitter &e, const Access &acc, llvm::Value *ptr, llvm::Value *mask, const Regs &vals, size_t g,
                  size_t n) {
+  if (!mask && acc.bytes == 1) {
+    // byte runs as b32 words through asm: LLVM folds a store of words back
+    // into <16 x i8>, which NVPTX splits into four st.global.u32
+    Regs words = toWords(e, acc, vals, g, n);
+    std::string c = "l";
+    for (size_t k = 0; k < words.size(); ++k) c += ",r";
+    Regs ins{ptr};
+    ins.insert(ins.end(), words.begin(), words.end());
+    e.inlinePtx(nullptr, fmt::format("st.global.{} [$0], {};", vecSuffix(words.size()), wordList(1, words.size())),
+                c + ",~{memory}", ins);
+    return;
+  }
   if (!mask) {
     // 16-bit runs go as 32-bit words (as the masked path): pairs that a
     // packed cast made (cvt.rn.f16x2.f32) are stored as they are
@@ -224,8 +248,8 @@ void Emitter::emitLoad(ir::Op &op) {
   for (llvm::Value *&o : others)
     if (o->getType() != acc.memTy) o = b.CreateZExt(o, acc.memTy);   // i1 -> byte
   int dim = rt.isTensor() ? fastestDim(rt) : 0;
-  size_t n = rt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(rt), 16 / acc.bytes, false, dim) : 1;
   ir::Value *maskV = op.operands.size() > 1 ? op.operands[1] : nullptr;
+  size_t n = rt.isTensor() ? accessRun(*this, dist(rt), dim, op.operands[0], maskV, acc) : 1;
   bool proven = rt.isTensor() && provenWidth(*this, dist(rt), dim, op.operands[0], maskV, n, acc) == n && n > 1;
   Regs out;
   for (size_t g = 0; g < ptrs.size(); g += n) {
@@ -274,8 +298,8 @@ void Emitter::emitStore(ir::Op &op) {
   for (llvm::Value *&v : vals)
     if (v->getType() != acc.memTy) v = b.CreateZExt(v, acc.memTy);
   int dim = pt.isTensor() ? fastestDim(pt) : 0;
-  size_t n = pt.isTensor() && acc.bytes >= 2 ? contiguousRun(dist(pt), 16 / acc.bytes, false, dim) : 1;
   ir::Value *maskV = op.operands.size() > 2 ? op.operands[2] : nullptr;
+  size_t n = pt.isTensor() ? accessRun(*this, dist(pt), dim, ptr, maskV, acc) : 1;
   bool proven = pt.isTensor() && provenWidth(*this, dist(pt), dim, ptr, maskV, n, acc) == n && n > 1;
   for (size_t g = 0; g < ptrs.size(); g += n) {
     if (proven) {

@@ -97,10 +97,10 @@ struct Geometry {
   static constexpr int64_t bPadWords = 8;
   static Geometry of(const ir::Op &dot, int numWarps, bool ownA = false) {
     const ir::Type &a = dot.operands[0]->type, &bt = dot.operands[1]->type;
-    bool tf32 = a.elem.scalar == Scalar::F32, fp8 = isFp8(a.elem.scalar);
-    Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : fp8 ? 1 : 2, tf32};
+    bool tf32 = a.elem.scalar == Scalar::F32, bytes = gpu::isByteDot(dot);
+    Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : bytes ? 1 : 2, tf32};
     if (tf32) return g;
-    if (fp8) {   // wgmma reads fp8 K-major only: both staged so, whatever their registers' order
+    if (bytes) {   // wgmma reads fp8 and i8 K-major only: both staged so, whatever their registers' order
       g.bKMajor = true;
       g.aOwn = ownA;
       return g;
@@ -120,7 +120,7 @@ struct Geometry {
   }
   int64_t aBytes() const { return M * aK() * esize; }
   int64_t offB() const { return aRegs || aOwn ? 0 : aBytes(); }
-  int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32, k32 for fp8
+  int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32, k32 for fp8/i8
 };
 
 /// The geometry of a wgmma dot as this emitter plans it.
@@ -375,18 +375,24 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     slot[size_t(hh / 2)][size_t(4 * j + 2 * (hh % 2) + e)] = r;
   }
   auto ptxType = [](Scalar s) {
-    return s == Scalar::F16 ? "f16" : s == Scalar::BF16 ? "bf16" : s == Scalar::F8E4M3 ? "e4m3" : "e5m2";
+    return s == Scalar::F16    ? "f16"
+           : s == Scalar::BF16 ? "bf16"
+           : s == Scalar::I8   ? "s8"
+           : s == Scalar::F8E4M3 ? "e4m3"
+                                 : "e5m2";
   };
   const char *ty = ptxType(a->type.elem.scalar), *tyB = ptxType(bv->type.elem.scalar);
-  bool fp8 = geo.esize == 1;
+  bool fp8 = geo.esize == 1;   // fp8 or i8: both operands by descriptor, K-major
+  // i8 accumulates in s32 registers; integer wgmma has no scale-a/b immediates
+  bool intAcc = res->type.elem.isInt();
   std::string regList, tied;
   for (int64_t i = 0; i < perBlock; ++i) {
     regList += fmt::format("{}${}", i ? "," : "", i);
     tied += fmt::format(",{}", i);
   }
   std::string outs;
-  for (int64_t i = 0; i < perBlock; ++i) outs += i ? ",=f" : "=f";
-  std::vector<llvm::Type *> fl(size_t(perBlock), b.getFloatTy());
+  for (int64_t i = 0; i < perBlock; ++i) outs += intAcc ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
+  std::vector<llvm::Type *> fl(size_t(perBlock), intAcc ? b.getInt32Ty() : b.getFloatTy());
   llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
   // tf32: A from registers (4 b32), B (a) K-major, no transpose immediates;
   // f16/bf16: A from registers (aRegs) or a descriptor, B N-major
@@ -397,6 +403,9 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
   // fp8: both operands by descriptor, K-major (no transpose immediates)
   auto mmaTextFor = [&](int scaleD) {
+    if (fp8 && intAcc)
+      return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.{}.{} {{{}}}, ${}, ${}, {};", mmaN, ty, tyB,
+                         regList, p0, p0 + 1, scaleD);
     if (fp8)
       return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1;", mmaN, ty, tyB,
                          regList, p0, p0 + 1, scaleD);
@@ -408,9 +417,10 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
                                 mmaN, ty, ty, regList, p0, p0 + 1, scaleD, transA, transB);
   };
   std::string mmaText = mmaTextFor(1);
-  // an accumulator of +0.0 constants (`tl.dot(a, b)` without acc): the
-  // first step ignores D (scale-d 0), so no register is zeroed for it
+  // an accumulator of +0.0 (or integer 0) constants (`tl.dot(a, b)` without
+  // acc): the first step ignores D (scale-d 0), so no register is zeroed for it
   bool zeroAcc = std::all_of(cur.begin(), cur.end(), [](llvm::Value *v) {
+    if (auto *i = llvm::dyn_cast<llvm::ConstantInt>(v)) return i->isZero();
     auto *c = llvm::dyn_cast<llvm::ConstantFP>(v);
     return c && c->isZero() && !c->isNegative();
   });
@@ -548,12 +558,14 @@ Regs Emitter::wgmmaWait(const Regs &acc) {
   Regs out;
   for (size_t first = 0; first < acc.size(); first += 64) {
     size_t n = std::min<size_t>(64, acc.size() - first);
+    // f32 accumulators, or s32 ones of i8 dots
+    bool ints = acc[first]->getType()->isIntegerTy();
     std::string outs, tied;
     for (size_t i = 0; i < n; ++i) {
-      outs += i ? ",=f" : "=f";
+      outs += ints ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
       tied += fmt::format(",{}", i);
     }
-    std::vector<llvm::Type *> fl(n, b.getFloatTy());
+    std::vector<llvm::Type *> fl(n, ints ? b.getInt32Ty() : b.getFloatTy());
     std::vector<llvm::Value *> ins(acc.begin() + long(first), acc.begin() + long(first + n));
     const char *text = first == 0 ? "wgmma.wait_group.sync.aligned 0;" : "// wgmma accumulators";
     llvm::Value *s = inlinePtx(llvm::StructType::get(ctx, fl), text, outs + tied + ",~{memory}", ins);

@@ -304,7 +304,9 @@ private:
 
   /// Same-width integers keep everything; pointer <-> i64 keep the byte
   /// values: runs of consecutive bytes are runs of elements only for 1-byte
-  /// pointees. Float bit patterns keep only constancy.
+  /// pointees; pointer -> pointer keeps the addresses, so runs of elements
+  /// stay runs when both pointees have one size (Triton's bitcast rule).
+  /// Float bit patterns keep only constancy.
   AxisFacts bitcast(const ir::Op &op) {
     const ir::Value *src = op.operands[0], *r = op.result();
     AxisFacts x = get(src);
@@ -316,6 +318,8 @@ private:
       return x;
     }
     int64_t unit = src->type.elem.isPtr ? unitOf(src) : unitOf(r);
+    if (src->type.elem.isPtr && r->type.elem.isPtr)
+      unit = unitOf(src) == unitOf(r) ? 1 : 0;
     if (unit != 1)
       x.contiguity.assign(x.contiguity.size(), 1);
     x.constant.reset();

@@ -37,13 +37,28 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
   return false;
 }
 
+bool isByteDot(const ir::Op &op) {
+  const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type;
+  return !a.elem.isPtr && !b.elem.isPtr && byteSize(a.elem.scalar) == 1 && byteSize(b.elem.scalar) == 1;
+}
+
+namespace {
+/// i8 x i8 into an i32 accumulator, 2-D (wgmma's s32.s8.s8; Triton's i8 dot).
+bool int8Dot(const ir::Op &op) {
+  const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type, &r = op.result()->type;
+  return a.rank() == 2 && b.rank() == 2 && r.rank() == 2 && !a.elem.isPtr && !b.elem.isPtr && !r.elem.isPtr &&
+         a.elem.scalar == Scalar::I8 && b.elem.scalar == Scalar::I8 && r.elem.scalar == Scalar::I32;
+}
+} // namespace
+
 bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
-  if (arch != "sm_90a" || !dotRunsOnTensorCores(op)) return false;
+  bool int8 = int8Dot(op);
+  if (arch != "sm_90a" || !(int8 || dotRunsOnTensorCores(op))) return false;
   const ir::Type &a = op.operands[0]->type, &r = op.result()->type;
   bool half = a.elem.scalar == Scalar::F16 || a.elem.scalar == Scalar::BF16;
   bool tf32 = a.elem.scalar == Scalar::F32;   // dotRunsOnTensorCores: input_precision "tf32"
-  bool fp8 = isFp8(a.elem.scalar);            // dotRunsOnTensorCores: both operands fp8
-  if (!half && !tf32 && !fp8) return false;
+  bool bytes = isFp8(a.elem.scalar) || int8;  // dotRunsOnTensorCores: both operands fp8
+  if (!half && !tf32 && !bytes) return false;
   int64_t M = r.shape[0], N = r.shape[1], K = a.shape[1];
   if (tf32) {
     // computed transposed, Cᵀ = Bᵀ Aᵀ (WgmmaToLLVM): wgmma's M is BN (m64
@@ -53,9 +68,9 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
     return numWarps % 4 == 0 && N % (16 * numWarps) == 0 && M % 8 == 0 && M <= 256 &&
            M * N <= 128 * 32 * int64_t(numWarps) && K % 32 == 0;
   }
-  // K-major rows of 128 bytes (64 halves, 128 fp8) in 128-byte swizzle
-  // atoms; BK 32 (fp8: 64) fills half of each row (WgmmaToLLVM)
-  int64_t rowElems = fp8 ? 128 : 64;
+  // K-major rows of 128 bytes (64 halves, 128 fp8/i8) in 128-byte swizzle
+  // atoms; BK 32 (8-bit: 64) fills half of each row (WgmmaToLLVM)
+  int64_t rowElems = bytes ? 128 : 64;
   bool kOk = K % rowElems == 0 || K == rowElems / 2;
   // whole warpgroups, two 8-row repetitions per warp (each m64 block's
   // rows 16w + g and 16w + g + 8), B in 64-column swizzle atoms (the
@@ -476,7 +491,10 @@ private:
     }
   }
 
-  static bool qualifiesForMma(const ir::Op &op) { return dotRunsOnTensorCores(op); }
+  /// mma.sync or wgmma (i8 dots qualify only as wgmma)
+  bool qualifiesForMma(const ir::Op &op) const {
+    return dotRunsOnTensorCores(op) || dotRunsOnWgmma(op, numWarps_, arch_);
+  }
 
   LayoutPtr pick(const ClassInfo &c) {
     // the accumulator's registers are the mma fragments: the whole class
@@ -606,7 +624,7 @@ private:
   bool computedAChain(const ir::Op &dot, std::set<std::pair<const ir::Op *, size_t>> *edges = nullptr) {
     ir::Value *a = dot.operands[0];
     if (a->isBlockArg() || !a->def || a->def->parent != dot.parent || a->type.elem.scalar == Scalar::F32 ||
-        isFp8(a->type.elem.scalar) || !dotRunsOnWgmma(dot, numWarps_, arch_))
+        isByteDot(dot) || !dotRunsOnWgmma(dot, numWarps_, arch_))
       return false;
     const ir::Block &body = *dot.parent;
     if (!body.parent || !body.parent->parent || body.parent->parent->kind != OpKind::For) return false;

@@ -57,9 +57,15 @@ bool dotRunsOnTensorCores(const ir::Op &dot);
 /// WgmmaToLLVM.cpp): sm_90a, f16/bf16 operands, whole warpgroups, M a
 /// multiple of 16 x numWarps, N 64 or 128 (or 256), K 32 or a multiple of
 /// 64; or f32 operands as tf32, computed transposed: N a multiple of 16 x
-/// numWarps, M a multiple of 8 up to 256, K a multiple of 32. Their
-/// accumulators take wgmmaAccLayout instead of the m16n8 one.
+/// numWarps, M a multiple of 8 up to 256, K a multiple of 32; or 8-bit
+/// operands (fp8 into f32, i8 into i32), K 64 or a multiple of 128. Their
+/// accumulators take wgmmaAccLayout instead of the m16n8 one. An i8 dot
+/// runs as wgmma or on the FMA path (there is no i8 mma.sync path).
 bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
+
+/// A dot of 8-bit operands (fp8 or i8): as wgmma, k32 steps with both
+/// operands K-major in shared memory (wgmma reads no other order for them).
+bool isByteDot(const ir::Op &dot);
 
 /// Opt-in shared memory per block of arch, in bytes.
 int64_t sharedMemoryLimit(const std::string &arch);

@@ -328,7 +328,7 @@ private:
       const Value *next = user->result();
       const Op *up = onlyUser(next);
       if (up && up->kind == OpKind::Dot && up->operands[0] == next && next->type.elem.scalar != Scalar::F32 &&
-          !isFp8(next->type.elem.scalar) &&
+          !isByteDot(*up) &&
           dotRunsOnWgmma(*up, target_.numWarps, target_.arch) && copiesBy16Bytes(load, -1)) {
         // both rings (num_stages slots each) must fit
         const Value *bv = up->operands[1];
@@ -343,10 +343,10 @@ private:
     if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
     if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
     // along k or n for B (staged K-major or N-major), along k or m for A
-    // (staged K-major or M-major): the pointers' most contiguous dim; fp8
-    // operands are staged K-major only, so only a run along k copies
+    // (staged K-major or M-major): the pointers' most contiguous dim; 8-bit
+    // operands (fp8, i8) are staged K-major only, so only a run along k copies
     int along = -1;
-    if (isFp8(user->operands[0]->type.elem.scalar)) along = user->operands[1] == v ? 0 : 1;
+    if (isByteDot(*user)) along = user->operands[1] == v ? 0 : 1;
     return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 

@@ -334,6 +334,9 @@ Val bDot(Lowerer &L, CallArgs &a) {
     if (acc->type.elem.isPtr || (floatIn && !acc->type.elem.isFloat()))
       fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands", acc->type.str(), x->type.elem.str()));
     Scalar as = acc->type.elem.scalar;
+    if (!floatIn && as != Scalar::I32)   // Triton asserts acc.type == its int32 result
+      fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands (expected int32)",
+                                  acc->type.str(), x->type.elem.str()));
     if (floatIn && as != out.scalar && !(s == Scalar::F16 && (as == Scalar::F16 || as == Scalar::F32)))
       fail(a.locs[2], fmt::format("dot accumulator of type {} does not match {} operands (expected {})",
                                   acc->type.str(), x->type.elem.str(), out.str()));
@@ -355,19 +358,7 @@ Val bDot(Lowerer &L, CallArgs &a) {
 
 Val bWhere(Lowerer &L, CallArgs &a) {
   ir::Value *c = L.toCondition(a[0], a.locs[0], "where condition");
-  ir::Value *x, *y;
-  if (a[1].isIR() && a[2].isIR() && (a[1].v->type.elem.isPtr || a[2].v->type.elem.isPtr)) {
-    // pointers pick between pointers of one element type, unconverted
-    x = a[1].v, y = a[2].v;
-    if (x->type.elem != y->type.elem)
-      fail(a.loc, fmt::format("where between {} and {}: both must be pointers of one type", x->type.elem.str(),
-                              y->type.elem.str()));
-    std::vector<int64_t> both = L.broadcastShapes(x->type.shape, y->type.shape, a.loc, "value");
-    x = L.broadcastTo(x, both, a.locs[1]);
-    y = L.broadcastTo(y, both, a.locs[2]);
-  } else {
-    std::tie(x, y) = L.promote(a[1], a[2], a.loc);
-  }
+  auto [x, y] = L.selectArms(a[1], a[2], a.loc, a.locs[1], a.locs[2], "where");
   std::vector<int64_t> shape = L.broadcastShapes(c->type.shape, x->type.shape, a.loc, "condition and value");
   if (!shape.empty()) {
     c = L.broadcastTo(c, shape, a.locs[0]);

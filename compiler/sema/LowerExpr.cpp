@@ -566,6 +566,18 @@ Val Lowerer::lookupName(const std::string &name, Location loc) {
   fail(loc, fmt::format("unknown name '{}'", name));
 }
 
+std::pair<ir::Value *, ir::Value *> Lowerer::selectArms(const Val &a, const Val &b, Location loc, Location locA,
+                                                        Location locB, const char *what) {
+  if (!a.isIR() || !b.isIR() || (!a.v->type.elem.isPtr && !b.v->type.elem.isPtr)) return promote(a, b, loc);
+  // pointers pick between pointers of one element type, unconverted
+  ir::Value *x = a.v, *y = b.v;
+  if (x->type.elem != y->type.elem)
+    fail(loc, fmt::format("{} between {} and {}: both must be pointers of one type", what, x->type.elem.str(),
+                          y->type.elem.str()));
+  std::vector<int64_t> both = broadcastShapes(x->type.shape, y->type.shape, loc, "value");
+  return {broadcastTo(x, both, locA), broadcastTo(y, both, locB)};
+}
+
 /// A conditional expression with a runtime condition. Each branch is
 /// lowered into a region of an `if`; when both give values and neither has
 /// side effects, their ops move out again and the result is a `select` of
@@ -593,7 +605,7 @@ Val Lowerer::lowerIfExp(const ast::IfExpExpr &ie, ir::Value *cond) {
     }
     parent->ops.pop_back();
     b.setInsertionPointToEnd(parent);
-    auto [px, py] = promote(v[0], v[1], ie.loc);
+    auto [px, py] = selectArms(v[0], v[1], ie.loc, branches[0]->loc, branches[1]->loc, "conditional expression");
     ir::Value *cc = px->type.isTensor() ? broadcastTo(cond, px->type.shape, ie.loc) : cond;
     return Val::ir(at(ie.loc).select(cc, px, py));
   }

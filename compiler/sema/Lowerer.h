@@ -100,6 +100,11 @@ public:
                                        Location loc, const char *what);
   /// Brings two values to a common shape and element type (Triton's rules).
   std::pair<ir::Value *, ir::Value *> promote(const Val &a, const Val &b, Location loc, bool trueDiv = false);
+  /// The two arms of a select (tl.where, a conditional expression): pointers
+  /// of one element type stay pointers, broadcast to one shape; anything
+  /// else is promoted as by arithmetic.
+  std::pair<ir::Value *, ir::Value *> selectArms(const Val &a, const Val &b, Location loc, Location locA,
+                                                 Location locB, const char *what);
   ElemType valElemType(const Val &v) const;
   ir::Value *toCondition(const Val &v, Location loc, const char *what);
   bool isTruthyConst(const Val &v, Location loc);

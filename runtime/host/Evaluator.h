@@ -143,6 +143,8 @@ Tensor toTensor(const Value &v, const char *what);
 Shape toShape(const Value &v, const char *what);
 Scalar toDType(const Value &v, const char *what);
 int64_t toIndex(const Value &v, const char *what);
+/// A number, or a one-element tensor (as Python's float(t)).
+double toReal(const Value &v, const char *what);
 
 /// Fills the builtin table (zeros, print, assert_close, dtypes, ...).
 void installBuiltins(std::map<std::string, Value> &table);

@@ -285,7 +285,7 @@ std::pair<Tensor, Tensor> closeOperands(const ArgParser &p, const char *fname) {
 
 Value assertCloseFn(Evaluator &, CallArgs &c) {
   ArgParser p(c, "assert_close", {"actual", "expected", "rtol=", "atol=", "msg=", "check_dtype=", "equal_nan="});
-  double rtol = p.getOr("rtol", Value(1e-5)).toDouble(), atol = p.getOr("atol", Value(1e-8)).toDouble();
+  double rtol = toReal(p.getOr("rtol", Value(1e-5)), "rtol"), atol = toReal(p.getOr("atol", Value(1e-8)), "atol");
   auto [a, e] = closeOperands(p, "assert_close");
   std::vector<Mismatch> bad = findMismatches(a, e, rtol, atol);
   if (bad.empty())
@@ -299,7 +299,7 @@ Value assertCloseFn(Evaluator &, CallArgs &c) {
 
 Value allcloseFn(Evaluator &, CallArgs &c) {
   ArgParser p(c, "allclose", {"actual", "expected", "rtol=", "atol=", "equal_nan="});
-  double rtol = p.getOr("rtol", Value(1e-5)).toDouble(), atol = p.getOr("atol", Value(1e-8)).toDouble();
+  double rtol = toReal(p.getOr("rtol", Value(1e-5)), "rtol"), atol = toReal(p.getOr("atol", Value(1e-8)), "atol");
   auto [a, e] = closeOperands(p, "allclose");
   return findMismatches(a, e, rtol, atol).empty();
 }
@@ -634,6 +634,14 @@ int64_t toIndex(const Value &v, const char *what) {
   if (v.is<Tensor>() && v.as<Tensor>().numel() == 1 && !isFloat(v.as<Tensor>().dtype()))
     return v.as<Tensor>().getInt(0);
   throw HostError(fmt::format("{} must be an int, not '{}'", what, typeName(v)));
+}
+
+double toReal(const Value &v, const char *what) {
+  if (v.isNumber())
+    return v.toDouble();
+  if (v.is<Tensor>() && v.as<Tensor>().numel() == 1)
+    return v.as<Tensor>().getDouble(0);
+  throw HostError(fmt::format("{} must be a number, not '{}'", what, typeName(v)));
 }
 
 bool isKnownModule(const std::string &name) {

@@ -187,6 +187,9 @@ def part_variants(root):
         bias = torch.randn((N,), **dev)
         if variant == "mm_batched":
             a, b = torch.randn((Z, M, K), **dev), torch.randn((Z, K, N), **dev)
+        elif variant == "mm_i8":   # int8 A, K-major int8 B, int32 C
+            a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
+            b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8).T
         else:
             a = torch.randn((M, K), **dev)
             b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt") else torch.randn((K, N), **dev)
@@ -196,6 +199,7 @@ def part_variants(root):
         cshape = (Z, M, N) if variant == "mm_batched" else (M, N)
         splitk = variant == "mm_splitk"
         c = torch.zeros(cshape, device="cuda", dtype=torch.float32) if splitk else \
+            torch.full(cshape, -1, device="cuda", dtype=torch.int32) if variant == "mm_i8" else \
             torch.full(cshape, float("nan"), device="cuda", dtype=torch.float16)
         row = dict(case=ns["case_name"](case), kernel=variant, unit="TFLOP/s")
         launch = ns["launch"]
@@ -213,10 +217,13 @@ def part_variants(root):
         timed(row, "triton", run, flops, check)
         if variant == "mm_bias_relu":
             fn = lambda: torch.relu(torch.matmul(a, b) + bias)  # noqa: E731
+        elif variant == "mm_i8":
+            fn = lambda: torch._int_mm(a, b)  # noqa: E731  (cuBLASLt's int8 GEMM)
         else:
             fn = lambda: torch.matmul(a, b)  # noqa: E731
         timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K))
-        row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else "")
+        row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else
+                                        " (torch._int_mm)" if variant == "mm_i8" else "")
         emit(**row)
         del c
 

@@ -131,6 +131,20 @@ TEST_CASE("assert_close passes within tolerance") {
   CHECK(r.out == "False\n");
 }
 
+TEST_CASE("assert_close takes one-element tensors as tolerances") {
+  // a tolerance computed from data (a 0-d tensor) is a number, as in Python;
+  // anything else is a located error, not an internal one
+  RunResult r = runHost("def main():\n"
+                        "    a = torch.ones(3)\n"
+                        "    t = a.max() * 0.01\n"
+                        "    assert_close(a * 1.005, a, rtol=0, atol=t)\n"
+                        "    print(torch.allclose(a * 1.005, a, rtol=t, atol=0))\n"
+                        "    assert_close(a, a, atol=a)\n");
+  CHECK(r.out == "True\n");
+  CHECK(r.error.find("atol must be a number, not 'tensor'") != std::string::npos);
+  CHECK(r.error.find("internal") == std::string::npos);
+}
+
 TEST_CASE("assert_close failure lists the mismatches") {
   RunResult r = runHost("def main():\n"
                         "    a = torch.zeros((4, 4))\n"
