@@ -221,16 +221,32 @@ private:
   /// store's coalesced layout would become the class's, and a loop-carried
   /// running maximum or sum (attention's m_i and l_i, stored after the
   /// loop as the log-sum-exp) would be converted to it and back every
-  /// iteration. Other stored values share their pointers' layout.
+  /// iteration. A stored value whose class has vector accesses in another
+  /// dimension order than the store's (a tile loaded column-major and
+  /// stored row-major: a transpose) keeps its order and is converted at the
+  /// store, through shared memory, so both sides stay coalesced (Triton's
+  /// Coalesce gives each access its own layout). Other stored values share
+  /// their pointers' layout.
   void uniteStoredValues() {
     std::set<ir::Value *> reduced;
     for (ir::Op *op : ops_)
       if (op->kind == OpKind::Reduce && op->result()->type.isTensor()) reduced.insert(find(op->result()));
+    std::map<ir::Value *, std::vector<int64_t>> orders = accessOrders();
+    auto orderOf = [&](ir::Value *v) -> const std::vector<int64_t> * {
+      auto it = orders.find(find(v));
+      return it == orders.end() ? nullptr : &it->second;
+    };
     for (auto &[value, ptr] : deferredStores_) {
       if (reduced.count(find(value))) continue;
+      const std::vector<int64_t> *stored = orderOf(value), *mine = orderOf(ptr);
+      if (stored && mine && *stored != *mine && !inMmaClass(value) && !inMmaClass(ptr)) continue;
+      std::vector<int64_t> keep = mine ? *mine : stored ? *stored : std::vector<int64_t>{};
+      orders.erase(find(value));
+      orders.erase(find(ptr));
       bool wasReduced = reduced.count(find(ptr)) != 0;
       unite(value, ptr);
       if (wasReduced) reduced.insert(find(ptr));
+      if (!keep.empty()) orders[find(ptr)] = keep;
     }
   }
 

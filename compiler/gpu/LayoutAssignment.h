@@ -25,6 +25,9 @@
 //     one CSE'd index web feeds pointer classes whose accesses prefer
 //     different orders (attention's q and kᵀ share `arange(0, 64)[None, :]`
 //     when BLOCK_N == HEAD_DIM): the first keeps it, the other clones it;
+//   - a stored value whose class has vector accesses in another dimension
+//     order than its store's pointers keeps its class and is converted at
+//     the store (a transpose stays coalesced on both sides);
 //   - a stored value whose class holds a reduce result keeps the slice
 //     layout and is converted at the store (a loop-carried running max
 //     stored after the loop is not converted every iteration);

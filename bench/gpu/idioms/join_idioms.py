@@ -89,7 +89,7 @@ def split_name(name):
         kernel += " causal"
         rest = [w for w in rest if w != "causal"]
     shape = []
-    if rest and re.match(r"^\d+x\d+(x\d+)?$", rest[0]):
+    if rest and re.match(r"^\d+x\d+(x\d+){0,2}$", rest[0]):   # batched: ZxMxNxK
         shape.append(rest.pop(0))
     shape += [w for w in rest if re.match(r"^([ZHND]\d+|f16|f32)$", w)]
     config = [w for w in rest if w not in shape]
