@@ -37,7 +37,13 @@ struct Access {
     return memTy->isIntegerTy() ? v : e.b.CreateBitCast(v, memTy);
   }
 
-  llvm::Value *loadOne(llvm::Value *ptr, llvm::Value *mask, llvm::Value *other) {
+  llvm::Value *loadOne(llvm::Value *ptr, llvm::Value *mask, llvm::Value *other, bool isVolatile = false) {
+    if (isVolatile) {   // side-effecting asm: never hoisted out of a polling loop nor merged
+      std::string c = fmt::format("=&{0},{0},b,l", regConstraint());
+      std::string text = fmt::format("mov.b{0} $0, $1;\n\t@$2 ld.volatile.global.{1} $0, [$3];",
+                                     asmTy()->getIntegerBitWidth(), ptxTy());
+      return fromBits(e.inlinePtx(asmTy(), text, c, {toBits(other), mask ? mask : e.b.getTrue(), ptr}));
+    }
     if (!mask) return e.b.CreateAlignedLoad(memTy, ptr, llvm::Align(bytes));
     std::string c = fmt::format("=&{0},{0},b,l", regConstraint());
     std::string text = fmt::format("mov.b{0} $0, $1;\n\t@$2 ld.global.{1} $0, [$3];", asmTy()->getIntegerBitWidth(), ptxTy());
@@ -251,6 +257,7 @@ void Emitter::emitLoad(ir::Op &op) {
   ir::Value *maskV = op.operands.size() > 1 ? op.operands[1] : nullptr;
   size_t n = rt.isTensor() ? accessRun(*this, dist(rt), dim, op.operands[0], maskV, acc) : 1;
   bool proven = rt.isTensor() && provenWidth(*this, dist(rt), dim, op.operands[0], maskV, n, acc) == n && n > 1;
+  if (op.hasAttr("volatile")) n = 1, proven = false;   // ld.volatile, an element at a time
   Regs out;
   for (size_t g = 0; g < ptrs.size(); g += n) {
     if (proven) {
@@ -260,7 +267,8 @@ void Emitter::emitLoad(ir::Op &op) {
     }
     auto slow = [&] {
       Regs r;
-      for (size_t k = 0; k < n; ++k) r.push_back(acc.loadOne(ptrs[g + k], masks.empty() ? nullptr : masks[g + k], others[g + k]));
+      for (size_t k = 0; k < n; ++k)
+        r.push_back(acc.loadOne(ptrs[g + k], masks.empty() ? nullptr : masks[g + k], others[g + k], op.hasAttr("volatile")));
       return r;
     };
     if (n == 1) {

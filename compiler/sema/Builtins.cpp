@@ -252,7 +252,11 @@ Val bLoad(Lowerer &L, CallArgs &a) {
       fail(a.locs[2], fmt::format("'other' of shape {} does not broadcast to the pointer's {}", other->type.str(), ptr->type.str()));
     other = L.broadcastTo(other, ptr->type.shape, a.locs[2]);
   }
-  return Val::ir(L.at(a.loc).load(ptr, mask, other));
+  ir::Value *loaded = L.at(a.loc).load(ptr, mask, other);
+  // volatile=True: every execution reads memory (a flag polled in a loop),
+  // as Triton's ld.volatile; cache_modifier and eviction_policy are hints
+  if (a.has(7) && a[7].isConst() && L.isTruthyConst(a[7], a.locs[7])) loaded->def->attrs["volatile"] = true;
+  return Val::ir(loaded);
 }
 
 Val bStore(Lowerer &L, CallArgs &a) {
