@@ -2,6 +2,7 @@
 // value -> registers map, thread coordinates of registers, shared-memory
 // round trips and register remapping between layouts, and op dispatch.
 #include "backend/Emitter.h"
+
 #include "backend/ScanAtomicToLLVM.h"
 #include "gpu/LayoutAssignment.h"
 
@@ -10,6 +11,8 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <set>
 
 #include <fmt/format.h>
 
@@ -316,7 +319,10 @@ void Emitter::needShared(int64_t bytes, Location loc, const std::string &what) {
 }
 
 void Emitter::storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base) {
-  Regs idx = linearIndex(from);
+  storeSharedAt(r, linearIndex(from), from, ty, base);
+}
+
+void Emitter::storeSharedAt(const Regs &r, const Regs &idx, const Dist &from, llvm::Type *ty, int64_t base) {
   Regs own = owners(from);
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), smemBase(), i32(base));
   smemClean = false;
@@ -346,16 +352,63 @@ llvm::Value *Emitter::loadShared(llvm::Value *index, llvm::Type *ty, int64_t bas
   return b.CreateLoad(ty, b.CreateGEP(ty, p0, index));
 }
 
+Regs Emitter::swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows) {
+  int64_t chunks = d.shape[1] / chunk;
+  Regs out;
+  for (auto &c : coords(d)) {
+    llvm::Value *row = c[0], *col = c[1];
+    llvm::Value *key = b.CreateURem(b.CreateUDiv(row, i32(keyRows)), i32(chunks));
+    llvm::Value *at = b.CreateXor(b.CreateUDiv(col, i32(chunk)), key);
+    out.push_back(b.CreateAdd(b.CreateAdd(b.CreateMul(row, i32(d.shape[1])), b.CreateMul(at, i32(chunk))),
+                              b.CreateURem(col, i32(chunk))));
+  }
+  return out;
+}
+
+namespace {
+
+/// For a 2-D conversion whose register runs go along dim 1 on one side and
+/// along dim 0 on the other (a transpose), the swizzle's (chunk, keyRows):
+/// 16-byte chunks of a row (the row side's runs cover whole chunks),
+/// keyed by the run length down the columns; else
+/// (0, 0), the plain row-major order. Without it, a warp reading runs down
+/// a column of a 64-wide f16 tile hits one bank 8 or 16 times over.
+std::pair<int64_t, int64_t> transposeSwizzle(const Dist &from, const Dist &to, int64_t elemBytes) {
+  if (from.shape.size() != 2 || elemBytes > 16) return {0, 0};
+  int64_t chunk = 16 / elemBytes, cols = from.shape[1];
+  if (cols % chunk != 0 || cols / chunk < 2) return {0, 0};
+  auto run = [](const Dist &d, int dim) { return (int64_t)contiguousRun(d, 64, false, dim); };
+  // whether a thread holds two elements side by side in a row
+  auto pairsInRows = [](const Dist &d) {
+    std::set<std::pair<int64_t, int64_t>> at;
+    for (const auto &o : d.offsets) at.insert({o[0], o[1]});
+    for (const auto &o : d.offsets)
+      if (at.count({o[0], o[1] + 1})) return true;
+    return false;
+  };
+  // the row side's runs must be whole chunks and the column side's plain
+  // columns (16-byte accesses stay whole; MMA fragments, 2 x 2 blocks, do
+  // not qualify)
+  int64_t down = 0;
+  if (run(from, 1) >= chunk && run(to, 0) > 1 && !pairsInRows(to)) down = run(to, 0);
+  else if (run(from, 0) > 1 && !pairsInRows(from) && run(to, 1) >= chunk) down = run(from, 0);
+  return down > 1 ? std::pair<int64_t, int64_t>{chunk, down} : std::pair<int64_t, int64_t>{0, 0};
+}
+
+} // namespace
+
 Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc) {
   int64_t n = 1;
   for (int64_t s : from.shape) n *= s;
-  needShared(n * (int64_t)mod.getDataLayout().getTypeAllocSize(ty), loc);
+  int64_t elemBytes = (int64_t)mod.getDataLayout().getTypeAllocSize(ty);
+  needShared(n * elemBytes, loc);
   llvm::Type *regTy = r.empty() ? ty : r[0]->getType();
+  auto [chunk, keyRows] = transposeSwizzle(from, to, elemBytes);
   beginSharedUse();
-  storeShared(r, from, ty, 0);
+  storeSharedAt(r, chunk ? swizzledIndex(from, chunk, keyRows) : linearIndex(from), from, ty, 0);
   barrier();
   Regs out;
-  for (llvm::Value *idx : linearIndex(to)) {
+  for (llvm::Value *idx : chunk ? swizzledIndex(to, chunk, keyRows) : linearIndex(to)) {
     llvm::Value *v = loadShared(idx, ty, 0);
     out.push_back(regTy == ty ? v : b.CreateTrunc(v, regTy));
   }

@@ -90,6 +90,12 @@ public:
   std::vector<std::vector<llvm::Value *>> coords(const Dist &d);
   /// Row-major linear index (i32) of each register.
   Regs linearIndex(const Dist &d);
+  /// The shared-memory index of each register for a 2-D conversion whose
+  /// register runs change dimension (a transpose, `transposeSwizzle`): row
+  /// major, with the 16-byte chunks of row r permuted by XOR with
+  /// (r / keyRows) % chunks, so that threads reading (or writing) runs down
+  /// a column hit different banks while 16-byte row runs stay whole.
+  Regs swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows);
   /// Per register, an i1: this thread is the one owner of the register's
   /// element among every (thread, register) holding it, so a store, an
   /// atomic or a shared-memory write of a replicated value is issued once
@@ -158,6 +164,8 @@ public:
   /// Stores regs (laid out as `from`) to shared memory at their row-major
   /// index, at byte offset `base`; no barrier.
   void storeShared(const Regs &r, const Dist &from, llvm::Type *ty, int64_t base);
+  /// The same at the given indices.
+  void storeSharedAt(const Regs &r, const Regs &idx, const Dist &from, llvm::Type *ty, int64_t base);
   /// A store issued only where `cond` (null: always), as a branch around it.
   void storeIf(llvm::Value *cond, llvm::Value *val, llvm::Value *ptr, llvm::MaybeAlign align = {});
   /// Loads the element at a row-major index from shared memory.
