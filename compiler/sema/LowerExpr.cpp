@@ -327,11 +327,13 @@ ir::Value *Lowerer::broadcastTo(ir::Value *v, const std::vector<int64_t> &shape,
 }
 
 namespace {
-enum class Kind { Bool, Uint, Int, Float };
+/// Triton's dtype.kind(): BOOLEAN < INTEGRAL < FLOATING, signed and
+/// unsigned integers are one kind, so `u8_tensor + 1` stays uint8 (255 + 1
+/// wraps to 0, as in Triton) and `u32_tensor // 10` is uint32.
+enum class Kind { Bool, Int, Float };
 Kind kindOf(ElemType e) {
   if (e.scalar == Scalar::I1) return Kind::Bool;
-  if (isFloat(e.scalar)) return Kind::Float;
-  return isSigned(e.scalar) ? Kind::Int : Kind::Uint;
+  return isFloat(e.scalar) ? Kind::Float : Kind::Int;
 }
 
 ElemType integerPromote(ElemType a, ElemType b) {
