@@ -489,6 +489,25 @@ Val maxMinReduce(Lowerer &L, CallArgs &a, const char *kind, const char *argKind)
   return Val::tuple({Val::ir(m), Val::ir(i)});
 }
 Val bMax(Lowerer &L, CallArgs &a) { return maxMinReduce(L, a, "max", "argmax"); }
+
+/// Triton's standard.softmax: over `dim` (None is 0), x - max(x) then exp
+/// and division by the sum, the max and sum kept as dims or not (without,
+/// the reduced tile broadcasts as trailing dims, as in Triton). Narrow
+/// floats reduce in f32, so, as in Triton, the result of an f16 input is f32.
+Val bSoftmax(Lowerer &L, CallArgs &a) {
+  ir::Value *x = irArg(L, a, 0, "input");
+  if (!x->type.elem.isFloat() || !x->type.isTensor())
+    fail(a.locs[0], fmt::format("softmax expects a floating-point tensor, got {}", x->type.str()));
+  int dim = axisArg(a, 1).value_or(0);
+  bool keep = boolArg(L, a, 2);
+  ElemType t = x->type.elem;
+  ir::Value *w = bitWidth(t.scalar) < 32 ? L.castTo(x, ElemType::of(Scalar::F32), a.loc) : x;
+  ir::Value *m = L.reduceAll(w, "max", dim, keep, a.loc);
+  Val z = L.binaryOp(ast::BinOpKind::Sub, Val::ir(x), Val::ir(m), a.loc);
+  ir::Value *num = L.at(a.loc).unary(OpKind::Exp, z.v);
+  ir::Value *den = L.reduceAll(num, "sum", dim, keep, a.loc);
+  return L.binaryOp(ast::BinOpKind::Div, Val::ir(num), Val::ir(den), a.loc);
+}
 Val bMin(Lowerer &L, CallArgs &a) { return maxMinReduce(L, a, "min", "argmin"); }
 
 Val argReduce(Lowerer &L, CallArgs &a, const char *kind) {
@@ -893,6 +912,7 @@ const BuiltinDef kBuiltins[] = {
     {"tl.randn4x", "seed, offset, n_rounds=10", randRandn4x},
     {"tl.sum", "input, axis=None, keep_dims=False, dtype=None", bSum},
     {"tl.max", "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False", bMax},
+    {"tl.softmax", "x, dim=None, keep_dims=False, ieee_rounding=False", bSoftmax},
     {"tl.min", "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False", bMin},
     {"tl.argmax", "input, axis=None, tie_break_left=True, keep_dims=False", bArgmax},
     {"tl.argmin", "input, axis=None, tie_break_left=True, keep_dims=False", bArgmin},

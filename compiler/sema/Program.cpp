@@ -31,8 +31,12 @@ bool Program::isJit(const ast::FunctionDef &fn) {
 
 bool Program::isConstexprParam(const ast::Param &p) {
   if (!p.annotation) return false;
-  std::string n = dottedName(*p.annotation);
-  return n == "tl.constexpr" || n == "constexpr" || n == "triton.language.constexpr";
+  // a string annotation (`BLOCK: "tl.constexpr"`, or any annotation under
+  // `from __future__ import annotations`) counts when it names constexpr,
+  // as Triton's check of the annotation's text
+  std::string n = p.annotation->kind == ast::ExprKind::Str ? static_cast<const ast::StrExpr &>(*p.annotation).value
+                                                           : dottedName(*p.annotation);
+  return n == "tl.constexpr" || n == "constexpr" || n == "triton.language.constexpr" || n == "tile.constexpr";
 }
 
 Program::Program(std::shared_ptr<const ast::Module> m) : module(std::move(m)) {

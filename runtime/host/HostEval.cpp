@@ -333,6 +333,7 @@ void Evaluator::execImport(const Stmt &s, Scope &scope) {
     return;
   }
   const auto &f = static_cast<const ImportFromStmt &>(s);
+  if (f.module == "__future__") return;   // `from __future__ import annotations`: nothing to bind
   if (!isKnownModule(f.module))
     fail(s.loc, fmt::format("cannot import from '{}' in host code (available: torch, triton, "
                             "triton.language, numpy, tile, math)", f.module));
