@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace tile::sema {
 
@@ -296,8 +297,36 @@ Flow Lowerer::lowerIf(const ast::IfStmt &s, const Cont &rest) {
       continue;
     }
     if (v[0].kind == Val::Kind::Tuple || v[1].kind == Val::Kind::Tuple) {
+      // tuples of one length whose differing elements are numbers or
+      // tensors (nested tuples too) merge element by element, as Triton's
+      // tuples do: `return a, b` on both paths of a helper
+      std::function<bool(const Val &, const Val &)> mergeable = [&](const Val &x, const Val &y) {
+        if (sameVal(x, y)) return true;
+        if (x.kind == Val::Kind::Tuple && y.kind == Val::Kind::Tuple) {
+          if (x.elts.size() != y.elts.size()) return false;
+          for (size_t k = 0; k < x.elts.size(); ++k)
+            if (!mergeable(x.elts[k], y.elts[k])) return false;
+          return true;
+        }
+        return (x.isIR() || isNumberConst(x)) && (y.isIR() || isNumberConst(y));
+      };
+      std::function<Val(const Val &, const Val &)> mergeTuple = [&](const Val &x, const Val &y) {
+        if (sameVal(x, y)) return x;
+        if (x.kind != Val::Kind::Tuple) return mergeLeaf(name, x, y);
+        Val m = x;
+        for (size_t k = 0; k < m.elts.size(); ++k) m.elts[k] = mergeTuple(x.elts[k], y.elts[k]);
+        return m;
+      };
+      if (mergeable(v[0], v[1])) {
+        out[name] = mergeTuple(v[0], v[1]);
+        continue;
+      }
+      auto what = [&](const Val &x) {
+        return x.kind == Val::Kind::Tuple ? fmt::format("a tuple of {}", x.elts.size()) : typeName(x);
+      };
       if (name == kRet)
-        fail(s.loc, "returning tuples from different branches of a runtime if is not supported; assign them to variables first");
+        fail(s.loc, fmt::format("the function returns {} on one path and {} on another (tuples must have one length "
+                                "and numbers or tensors where they differ)", what(v[0]), what(v[1])));
       out.erase(name);
       continue;
     }
