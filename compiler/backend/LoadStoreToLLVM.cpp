@@ -37,17 +37,14 @@ struct Access {
     return memTy->isIntegerTy() ? v : e.b.CreateBitCast(v, memTy);
   }
 
+  /// A volatile load is side-effecting asm even unmasked: never hoisted out
+  /// of a polling loop nor merged with another.
   llvm::Value *loadOne(llvm::Value *ptr, llvm::Value *mask, llvm::Value *other, bool isVolatile = false) {
-    if (isVolatile) {   // side-effecting asm: never hoisted out of a polling loop nor merged
-      std::string c = fmt::format("=&{0},{0},b,l", regConstraint());
-      std::string text = fmt::format("mov.b{0} $0, $1;\n\t@$2 ld.volatile.global.{1} $0, [$3];",
-                                     asmTy()->getIntegerBitWidth(), ptxTy());
-      return fromBits(e.inlinePtx(asmTy(), text, c, {toBits(other), mask ? mask : e.b.getTrue(), ptr}));
-    }
-    if (!mask) return e.b.CreateAlignedLoad(memTy, ptr, llvm::Align(bytes));
+    if (!mask && !isVolatile) return e.b.CreateAlignedLoad(memTy, ptr, llvm::Align(bytes));
     std::string c = fmt::format("=&{0},{0},b,l", regConstraint());
-    std::string text = fmt::format("mov.b{0} $0, $1;\n\t@$2 ld.global.{1} $0, [$3];", asmTy()->getIntegerBitWidth(), ptxTy());
-    return fromBits(e.inlinePtx(asmTy(), text, c, {toBits(other), mask, ptr}));
+    std::string text = fmt::format("mov.b{0} $0, $1;\n\t@$2 ld{1}.global.{2} $0, [$3];", asmTy()->getIntegerBitWidth(),
+                                   isVolatile ? ".volatile" : "", ptxTy());
+    return fromBits(e.inlinePtx(asmTy(), text, c, {toBits(other), mask ? mask : e.b.getTrue(), ptr}));
   }
 
   void storeOne(llvm::Value *ptr, llvm::Value *val, llvm::Value *mask) {

@@ -231,23 +231,33 @@ private:
     std::set<ir::Value *> reduced;
     for (ir::Op *op : ops_)
       if (op->kind == OpKind::Reduce && op->result()->type.isTensor()) reduced.insert(find(op->result()));
-    std::map<ir::Value *, std::vector<int64_t>> orders = accessOrders();
-    auto orderOf = [&](ir::Value *v) -> const std::vector<int64_t> * {
-      auto it = orders.find(find(v));
-      return it == orders.end() ? nullptr : &it->second;
-    };
+    ClassOrders orders = accessOrders();
     for (auto &[value, ptr] : deferredStores_) {
       if (reduced.count(find(value))) continue;
-      const std::vector<int64_t> *stored = orderOf(value), *mine = orderOf(ptr);
+      const std::vector<int64_t> *stored = orderOf(orders, value), *mine = orderOf(orders, ptr);
       if (stored && mine && *stored != *mine && !inMmaClass(value) && !inMmaClass(ptr)) continue;
-      std::vector<int64_t> keep = mine ? *mine : stored ? *stored : std::vector<int64_t>{};
-      orders.erase(find(value));
-      orders.erase(find(ptr));
       bool wasReduced = reduced.count(find(ptr)) != 0;
-      unite(value, ptr);
+      uniteKeepingOrder(orders, value, ptr);
       if (wasReduced) reduced.insert(find(ptr));
-      if (!keep.empty()) orders[find(ptr)] = keep;
     }
+  }
+
+  using ClassOrders = std::map<ir::Value *, std::vector<int64_t>>;
+
+  /// The preferred access order of v's class (accessOrders), if it has one.
+  const std::vector<int64_t> *orderOf(const ClassOrders &orders, ir::Value *v) {
+    auto it = orders.find(find(v));
+    return it == orders.end() ? nullptr : &it->second;
+  }
+
+  /// Unites a's class into b's; the union keeps b's order, else a's.
+  void uniteKeepingOrder(ClassOrders &orders, ir::Value *a, ir::Value *b) {
+    const std::vector<int64_t> *oa = orderOf(orders, a), *ob = orderOf(orders, b);
+    std::vector<int64_t> keep = ob ? *ob : oa ? *oa : std::vector<int64_t>{};
+    orders.erase(find(a));
+    orders.erase(find(b));
+    unite(a, b);
+    if (!keep.empty()) orders[find(b)] = keep;
   }
 
   /// Whether an access of vector width vec (in the default order or not)
@@ -262,7 +272,7 @@ private:
   /// noteOp's anchor); only accesses that have an order to prefer: vector
   /// accesses of tiles with two or more dims longer than 1 (a column's
   /// order is no preference).
-  std::map<ir::Value *, std::vector<int64_t>> accessOrders() {
+  ClassOrders accessOrders() {
     std::map<ir::Value *, std::pair<int, std::vector<int64_t>>> best;
     for (ir::Op *op : ops_) {
       if (op->kind != OpKind::Load && op->kind != OpKind::Store) continue;
@@ -292,24 +302,16 @@ private:
   /// it; one of another order, or one with vector accesses when the web is
   /// in an MMA accumulator's class, clones the chain in its own layout.
   void uniteOffsets() {
-    std::map<ir::Value *, std::vector<int64_t>> orders = accessOrders();
-    auto orderOf = [&](ir::Value *v) -> const std::vector<int64_t> * {
-      auto it = orders.find(find(v));
-      return it == orders.end() ? nullptr : &it->second;
-    };
+    ClassOrders orders = accessOrders();
     for (auto &[offset, ptr] : deferredOffsets_) {
       if (find(offset) == find(ptr)) continue;
-      const std::vector<int64_t> *web = orderOf(offset), *mine = orderOf(ptr);
+      const std::vector<int64_t> *web = orderOf(orders, offset), *mine = orderOf(orders, ptr);
       if (web && mine && *web != *mine) continue;
       // a web already in an MMA accumulator's class (attention's causal
       // mask shares q's row and column offsets) would give pointers with
       // vector accesses the fragment layout: they clone it in their own
       if (mine && inMmaClass(offset) && !inMmaClass(ptr)) continue;
-      std::vector<int64_t> keep = mine ? *mine : web ? *web : std::vector<int64_t>{};
-      orders.erase(find(offset));
-      orders.erase(find(ptr));
-      unite(offset, ptr);
-      if (!keep.empty()) orders[find(ptr)] = keep;
+      uniteKeepingOrder(orders, offset, ptr);
     }
   }
 
