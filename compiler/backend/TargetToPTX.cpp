@@ -47,8 +47,8 @@ void initOnce() {
     // removed no load (a barrier or an async copy stands between every
     // store and load of shared memory), and their queries were most of
     // GVN's time.
-    const char *args[] = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false"};
-    llvm::cl::ParseCommandLineOptions(3, args, "", &llvm::errs());
+    const char *args[] = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false", "-disable-lsr"};
+    llvm::cl::ParseCommandLineOptions(4, args, "", &llvm::errs());
   });
 }
 

@@ -353,9 +353,48 @@ private:
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried
   /// address values advanced through their yield slices (cloned at b).
   std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b) {
+    return advance(from, b, addressArgs_);
+  }
+  std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b, const std::set<Value *> &args) {
     std::map<Value *, Value *> to{{iv_, b.binary(OpKind::Add, from.at(iv_), stepValue())}};
-    for (Value *arg : addressArgs_)
+    for (Value *arg : args)
       to[arg] = cloneSlice(yieldedOf(arg), from, b);
+    return to;
+  }
+
+  /// The carried address values v's slice reads (in the body), into `out`.
+  void argsOfSlice(Value *v, std::set<Value *> &out, std::set<Value *> &seen) {
+    if (!isInsideLoop(v) || v == iv_ || !seen.insert(v).second) return;
+    if (v->isBlockArg()) {
+      if (out.insert(v).second) argsOfSlice(yieldedOf(v), out, seen);
+      return;
+    }
+    for (Value *operand : v->def->operands) argsOfSlice(operand, out, seen);
+  }
+
+  /// The map of iteration iv + distance * step for the farthest loads, from
+  /// carried values: the address values of iteration iv + (distance - 1) *
+  /// step ride along the loop (initialised from the prologue's `last` map)
+  /// and advance once per iteration. Recomputing them from this
+  /// iteration's values instead (distance - 1 chained slices) leaves LLVM a
+  /// per-element 64-bit add for every look-ahead step and every pointer.
+  std::map<Value *, Value *> carryFarthest(const std::map<Value *, Value *> &last, int distance,
+                                           const std::vector<Op *> &loads, Builder &b) {
+    std::set<Value *> used, seen;   // what the loads' addresses and masks read, through the yields
+    for (Op *load : loads)
+      for (Value *v : load->operands) argsOfSlice(v, used, seen);
+    std::map<Value *, Value *> farthest;
+    Value *lead = b.constantInt(int64_t(distance - 1), iv_->type);
+    farthest[iv_] = b.binary(OpKind::Add, iv_, b.binary(OpKind::Mul, lead, stepValue()));
+    std::vector<Value *> args(used.begin(), used.end());
+    std::sort(args.begin(), args.end(), [](const Value *x, const Value *y) { return x->index < y->index; });
+    for (Value *arg : args) {
+      loop_.operands.push_back(last.at(arg));
+      loop_.addResult(arg->type);
+      farthest[arg] = body_.addArg(arg->type);
+    }
+    std::map<Value *, Value *> to = advance(farthest, b, used);
+    for (Value *arg : args) yield_.operands.push_back(to.at(arg));
     return to;
   }
 
@@ -395,7 +434,13 @@ private:
     for (Value *arg : addressArgs_)
       after[arg] = yieldedOf(arg);
     ahead.push_back(after);
-    for (int k = 1; k < maxDistance; ++k) ahead.push_back(advance(ahead.back(), next));
+    for (int k = 1; k + 1 < maxDistance; ++k) ahead.push_back(advance(ahead.back(), next));
+    if (maxDistance > 1) {
+      std::vector<Op *> farthest;
+      for (size_t i = 0; i < loads.size(); ++i)
+        if (distance[i] == maxDistance) farthest.push_back(loads[i]);
+      ahead.push_back(carryFarthest(iters.back(), maxDistance, farthest, next));
+    }
     std::map<Value *, Value *> replaced;
     for (size_t i = 0; i < loads.size(); ++i) {
       Op &load = *loads[i];
