@@ -91,7 +91,11 @@ struct Geometry {
   /// A defined before the loop, staged once into a buffer of its own
   /// before it (Emitter::ownA): the dot's operand region holds B only
   bool aOwn = false;
-  static constexpr int64_t rowBytes = 128;
+  /// K-major row bytes, the swizzle span: 128 (128-byte swizzle), or 64
+  /// (64-byte swizzle) where K is 64 bytes (f16/bf16 BK 32, fp8/i8 BK 64),
+  /// which halves those operands' shared memory against 128-byte rows
+  /// half filled
+  int64_t rowBytes = 128;
   /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
   /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
   static constexpr int64_t bPadWords = 8;
@@ -100,6 +104,7 @@ struct Geometry {
     bool tf32 = a.elem.scalar == Scalar::F32, bytes = gpu::isByteDot(dot);
     Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : bytes ? 1 : 2, tf32};
     if (tf32) return g;
+    if (g.K * g.esize == 64) g.rowBytes = 64;
     if (bytes) {   // wgmma reads fp8 and i8 K-major only: both staged so, whatever their registers' order
       g.bKMajor = true;
       g.aOwn = ownA;
@@ -162,14 +167,16 @@ struct Tiles {
   int64_t W;
   llvm::Value *i32(int64_t v) { return e.i32(v); }
   /// Row r (of `rows`) and element k of a K-major operand: 8-row atoms of
-  /// 128-byte rows, atom (k / rowElems, r / 8); 16-byte chunk c of row r
-  /// stored at c ^ (r % 8).
+  /// S-byte rows, atom (k / rowElems, r / 8); 16-byte chunk c of row r
+  /// stored at c ^ (r % 8) (S = 128), c ^ ((r % 8) / 2) (S = 64): the
+  /// swizzle XORs address bits 4.. with bits 7.., over the span.
   llvm::Value *kMajor(llvm::Value *r, llvm::Value *k, int64_t rows) {
     Builder &b = e.b;
     int64_t S = g.rowBytes, rowElems = S / g.esize, chunkElems = 16 / g.esize;
     llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateUDiv(k, i32(rowElems)), i32(rows / 8)), b.CreateLShr(r, i32(3)));
     llvm::Value *r8 = b.CreateAnd(r, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateUDiv(b.CreateURem(k, i32(rowElems)), i32(chunkElems)), r8);
+    llvm::Value *key = S == 128 ? r8 : b.CreateLShr(r8, i32(log2i(128 / S)));
+    llvm::Value *chunk = b.CreateXor(b.CreateUDiv(b.CreateURem(k, i32(rowElems)), i32(chunkElems)), key);
     return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(8 * S)), b.CreateMul(r8, i32(S))),
                        b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateURem(k, i32(chunkElems)), i32(g.esize))));
   }
@@ -301,17 +308,21 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   };
   std::map<llvm::Value *, llvm::Value *> addrFields{{base, addrFieldOf(base)}};
   if (aBuffer != base) addrFields[aBuffer] = addrFieldOf(aBuffer);
-  std::map<std::tuple<llvm::Value *, int64_t, int64_t>, llvm::Value *> descBases;
-  auto descAt = [&](llvm::Value *buffer, llvm::Value *off, int64_t lbo, int64_t sbo) {
-    llvm::Value *&start = descBases[{buffer, lbo, sbo}];
+  std::map<std::tuple<llvm::Value *, int64_t, int64_t, int64_t>, llvm::Value *> descBases;
+  // swizzle mode (bits 62-63): 1 = 128-byte span, 2 = 64-byte
+  auto descAt = [&](llvm::Value *buffer, llvm::Value *off, int64_t lbo, int64_t sbo, int64_t span = 128) {
+    llvm::Value *&start = descBases[{buffer, lbo, sbo, span}];
     if (!start) {
-      uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (uint64_t(1) << 62);
+      uint64_t mode = span == 128 ? 1 : 2;
+      uint64_t fixed = (uint64_t(lbo / 16) << 16) | (uint64_t(sbo / 16) << 32) | (mode << 62);
       start = b.CreateOr(addrFields.at(buffer), b.getInt64(fixed));
     }
     return b.CreateAdd(start, b.CreateZExt(b.CreateLShr(off, i32(4), "", /*isExact=*/true), b.getInt64Ty()), "",
                        /*HasNUW=*/true, /*HasNSW=*/true);
   };
-  auto desc = [&](llvm::Value *off, int64_t lbo, int64_t sbo) { return descAt(base, off, lbo, sbo); };
+  auto desc = [&](llvm::Value *off, int64_t lbo, int64_t sbo, int64_t span = 128) {
+    return descAt(base, off, lbo, sbo, span);
+  };
   // the warpgroup, for descriptors: uniform, so they are too (per-thread
   // addresses keep `warp`, whose bits LLVM folds with the lane's); with one
   // warpgroup, 0, so that each descriptor is its buffer's plus a constant
@@ -327,11 +338,11 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
       return descAt(aBuffer, b.CreateAdd(b.CreateMul(blk, i32(1024)), i32(2 * ks * (M / 64) * 1024)), 1024,
                     M / 64 * 1024);
     llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
-    return descAt(aBuffer, off, 16, 8 * S);
+    return descAt(aBuffer, off, 16, 8 * S, S);
   };
   auto descB = [&](int64_t ks) {
-    if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S);   // a, K-major
-    if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S);
+    if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S, S);   // a, K-major
+    if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S, S);
     return desc(i32(offB + 2 * ks * (N / 64) * 1024), 1024, N / 64 * 1024);
   };
   // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
