@@ -130,9 +130,16 @@ public:
   void run() {
     collect(fn_.entry());
     unifyAll();
+    if (splitMinorityLoads()) {   // the IR changed: unite again
+      reset();
+      axis_ = analyzeAxisInfo(fn_);
+      collect(fn_.entry());
+      unifyAll();
+    }
     chooseLayouts();
     applyTypes();
     insertConversions(fn_.entry());
+    foldIdentityConverts();
     removeDeadOps();
   }
 
@@ -162,6 +169,62 @@ private:
   std::vector<std::pair<ir::Value *, ir::Value *>> deferredStores_;
 
   // ---------------------------------------------------------------- classes
+
+  void reset() {
+    values_.clear();
+    ops_.clear();
+    parent_.clear();
+    mmaResults_.clear();
+    registerA_.clear();
+    ringEdges_.clear();
+    deferredOffsets_.clear();
+    deferredStores_.clear();
+  }
+
+  /// Loads whose class's vector accesses run in another dimension order
+  /// than their own (a tile read column-major through strides, added to one
+  /// read row-major): united with the class, a load takes its layout and
+  /// goes a scalar at a time, uncoalesced. After a first union, each such
+  /// load (not of a dot's operand class or an MMA accumulator's, vector
+  /// accesses proven in its own order and wider than in the class's) gets a
+  /// convert_layout of its result for its users, so the second union leaves
+  /// it in its pointers' layout, vectors along its own order, converted
+  /// through shared memory to its users' (Triton's Coalesce gives every
+  /// access its own layout). True when the IR changed.
+  bool splitMinorityLoads() {
+    ClassOrders orders = accessOrders();
+    std::set<ir::Value *> dotClasses;
+    for (ir::Op *op : ops_)
+      if (op->kind == OpKind::Dot)
+        for (size_t i = 0; i < 2; ++i) dotClasses.insert(find(op->operands[i]));
+    std::vector<ir::Op *> split;
+    for (ir::Op *op : ops_) {
+      if (op->kind != OpKind::Load) continue;
+      ir::Value *ptr = op->operands[0], *v = op->result();
+      if (!ptr->type.isTensor() || v->type.elem.isPtr) continue;
+      const std::vector<int64_t> &shape = ptr->type.shape;
+      if (std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d > 1; }) < 2) continue;
+      const std::vector<int64_t> *cls = orderOf(orders, ptr);
+      std::vector<int64_t> own = axis_.accessOrder(ptr);
+      if (!cls || (*cls)[0] == own[0]) continue;
+      int vec = axis_.vectorWidth(ptr, nullptr, int(own[0]));
+      if (vec < 2 || axis_.vectorWidth(ptr, nullptr, int((*cls)[0])) >= vec) continue;
+      if (inMmaClass(v) || dotClasses.count(find(v)) || registerA_.count(v)) continue;
+      split.push_back(op);
+    }
+    for (ir::Op *load : split) {
+      ir::Value *v = load->result();
+      ir::Builder b(&fn_.entry());
+      insertAfterDef(b, v);
+      ir::Op *conv = b.create(OpKind::ConvertLayout, {v}, {v->type});
+      ir::walk(fn_, [&](ir::Op &op) {
+        if (&op == conv) return;
+        for (ir::Value *&o : op.operands)
+          if (o == v) o = conv->result();
+      });
+    }
+    return !split.empty();
+  }
 
   void collect(ir::Block &b) {
     for (auto &a : b.args)
@@ -776,6 +839,19 @@ private:
   }
 
   // ---------------------------------------------------------------- DCE
+
+  /// A convert_layout to its operand's own layout (a load split by
+  /// splitMinorityLoads whose class took its layout after all) goes.
+  void foldIdentityConverts() {
+    std::map<ir::Value *, ir::Value *> same;
+    ir::walk(fn_, [&](ir::Op &op) {
+      for (ir::Value *&o : op.operands)
+        if (auto it = same.find(o); it != same.end()) o = it->second;
+      if (op.kind == OpKind::ConvertLayout && op.operands[0]->type.layout && op.result()->type.layout &&
+          op.operands[0]->type.layout->equals(*op.result()->type.layout))
+        same[op.result()] = op.operands[0];
+    });
+  }
 
   void removeDeadOps() {
     for (bool changed = true; changed;) {
