@@ -353,14 +353,56 @@ llvm::Value *Emitter::loadShared(llvm::Value *index, llvm::Type *ty, int64_t bas
 }
 
 Regs Emitter::swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows) {
-  int64_t chunks = d.shape[1] / chunk;
+  // (col / chunk ^ key) * chunk + col % chunk is col ^ key * chunk (powers of
+  // two: the key only has the chunk index's bits); the rest of an aligned
+  // run (one chunk at most) follows its first element, + 1 each, so that
+  // LLVM still joins the run into one vector access
+  int64_t chunks = d.shape[1] / chunk, W = d.shape[1];
+  size_t n = contiguousRun(d, size_t(chunk), /*aligned=*/true, 1);
+  auto follow = [&](Regs &out, size_t i) {
+    if (i % n == 0) return false;
+    out.push_back(b.CreateAdd(out[i - i % n], i32(int64_t(i % n))));
+    return true;
+  };
+  auto key = [&](int64_t row) { return (row / keyRows) % chunks * chunk; };
+  // the thread's part of each coordinate (lane and warp) and the registers'
+  // offsets in disjoint bits, no wrapping: row = r0 | dr, col = c0 | dc, so
+  // the index is T ^ S_i with T = r0 * W | (c0 ^ key(r0)) per thread and
+  // S_i = dr * W | (dc ^ key(dr)) a constant: one xor a register
+  auto bitsOf = [](const gpu::DimBase &db) { return (db.laneMod - 1) * db.laneMul | (db.warpMod - 1) * db.warpMul; };
+  auto pow2 = [](int64_t v) { return v > 0 && (v & (v - 1)) == 0; };
+  bool disjoint = pow2(keyRows) && pow2(chunks) && pow2(chunk) && pow2(W) && pow2(d.shape[0]);
+  for (int k = 0; k < 2 && disjoint; ++k) {
+    const gpu::DimBase &db = d.bases[size_t(k)];
+    disjoint = (db.laneMod == 1 || (pow2(db.laneMod) && pow2(db.laneMul))) &&
+               (db.warpMod == 1 || (pow2(db.warpMod) && pow2(db.warpMul))) &&
+               ((db.laneMod - 1) * db.laneMul & (db.warpMod - 1) * db.warpMul) == 0;
+    for (const auto &o : d.offsets)
+      disjoint = disjoint && (bitsOf(db) & o[size_t(k)]) == 0 && (bitsOf(db) | o[size_t(k)]) < d.shape[size_t(k)];
+  }
   Regs out;
-  for (auto &c : coords(d)) {
-    llvm::Value *row = c[0], *col = c[1];
-    llvm::Value *key = b.CreateURem(b.CreateUDiv(row, i32(keyRows)), i32(chunks));
-    llvm::Value *at = b.CreateXor(b.CreateUDiv(col, i32(chunk)), key);
-    out.push_back(b.CreateAdd(b.CreateAdd(b.CreateMul(row, i32(d.shape[1])), b.CreateMul(at, i32(chunk))),
-                              b.CreateURem(col, i32(chunk))));
+  if (disjoint) {
+    auto part = [&](const gpu::DimBase &db) {
+      llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
+      llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+      return b.CreateOr(l, w);
+    };
+    llvm::Value *r0 = part(d.bases[0]), *c0 = part(d.bases[1]);
+    llvm::Value *k0 = b.CreateMul(b.CreateURem(b.CreateUDiv(r0, i32(keyRows)), i32(chunks)), i32(chunk));
+    llvm::Value *T = b.CreateOr(b.CreateMul(r0, i32(W)), b.CreateXor(c0, k0));
+    for (size_t i = 0; i < d.offsets.size(); ++i) {
+      if (follow(out, i)) continue;
+      int64_t dr = d.offsets[i][0], dc = d.offsets[i][1];
+      out.push_back(b.CreateXor(T, i32(dr * W | (dc ^ key(dr)))));
+    }
+    return out;
+  }
+  auto crd = coords(d);
+  for (size_t i = 0; i < crd.size(); ++i) {
+    if (follow(out, i)) continue;
+    llvm::Value *row = crd[i][0], *col = crd[i][1];
+    llvm::Value *k = b.CreateMul(b.CreateURem(b.CreateUDiv(row, i32(keyRows)), i32(chunks)), i32(chunk));
+    out.push_back(b.CreateAdd(b.CreateMul(row, i32(W)), b.CreateXor(col, k)));
   }
   return out;
 }
@@ -392,7 +434,16 @@ std::pair<int64_t, int64_t> transposeSwizzle(const Dist &from, const Dist &to, i
   int64_t down = 0;
   if (run(from, 1) >= chunk && run(to, 0) > 1 && !pairsInRows(to)) down = run(to, 0);
   else if (run(from, 0) > 1 && !pairsInRows(from) && run(to, 1) >= chunk) down = run(from, 0);
-  return down > 1 ? std::pair<int64_t, int64_t>{chunk, down} : std::pair<int64_t, int64_t>{0, 0};
+  if (down > 1) return {chunk, down};
+  // both sides along rows, one in runs shorter than a chunk spread over
+  // rows (an MMA accumulator's fragments, 2 elements a row in 8 rows a
+  // warp, converted to a store's 16-byte vectors): chunks keyed by the row,
+  // so a warp's 8 rows of one column fall in 8 distinct chunks. Unswizzled
+  // rows of 128 bytes or a multiple put them in one bank: 8 wavefronts a
+  // store (the 128 x 256 f16 epilogue, 64 stores a thread).
+  bool rowsBothSides = run(from, 0) == 1 && run(to, 0) == 1;
+  if (rowsBothSides && std::min(run(from, 1), run(to, 1)) < chunk && (cols * elemBytes) % 128 == 0) return {chunk, 1};
+  return {0, 0};
 }
 
 } // namespace

@@ -21,9 +21,13 @@ if variant == "mm_i8":
     a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
     b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8).T
     c = torch.empty((M, N), device="cuda", dtype=torch.int32)
-else:
+elif variant in ("mm_kmajor", "mm_wt"):   # K-major B, as variants.tile's make_data
     a = torch.randn((M, K), device="cuda", dtype=torch.float16)
     b = torch.randn((N, K), device="cuda", dtype=torch.float16).T
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+else:
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16)
     c = torch.empty((M, N), device="cuda", dtype=torch.float16)
 ns["launch"](variant, a, b, c, None, cfg)
 kern = ns[variant]
@@ -31,6 +35,7 @@ h = list(kern.device_caches[0][0].values())[-1]   # Triton 3.x: (kernel cache, .
 ptx = h.asm["ptx"]
 os.makedirs(out, exist_ok=True)
 open(os.path.join(out, f"triton_{variant}.ptx"), "w").write(ptx)
+open(os.path.join(out, f"triton_{variant}.cubin"), "wb").write(h.asm["cubin"])
 mix = Counter(re.findall(r"\b(?:wgmma\.mma_async[.\w]*|cp\.async\.bulk[.\w]*|cp\.async\.(?:ca|cg)[.\w]*|"
                          r"ld\.global[.\w]*|st\.global[.\w]*|ld\.shared[.\w]*|st\.shared[.\w]*|"
                          r"ldmatrix[.\w]*|stmatrix[.\w]*|mbarrier[.\w]*)", ptx))
