@@ -416,7 +416,7 @@ namespace {
 /// (0, 0), the plain row-major order. Without it, a warp reading runs down
 /// a column of a 64-wide f16 tile hits one bank 8 or 16 times over.
 std::pair<int64_t, int64_t> transposeSwizzle(const Dist &from, const Dist &to, int64_t elemBytes) {
-  if (from.shape.size() != 2 || elemBytes > 16) return {0, 0};
+  if (from.shape.size() != 2 || to.shape != from.shape || elemBytes > 16) return {0, 0};
   int64_t chunk = 16 / elemBytes, cols = from.shape[1];
   if (cols % chunk != 0 || cols / chunk < 2) return {0, 0};
   auto run = [](const Dist &d, int dim) { return (int64_t)contiguousRun(d, 64, false, dim); };
