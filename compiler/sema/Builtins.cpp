@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <cctype>
 #include <cmath>
 #include <sstream>
@@ -615,6 +617,16 @@ Val bHint(Lowerer &L, CallArgs &a) {
   std::string name = a.fnName.substr(a.fnName.rfind('.') + 1);
   ir::Op *op = L.at(a.loc).create(ir::OpKind::Hint, {x}, {x->type});
   op->attrs[name] = values;
+  // Triton's hints annotate their input in place (the value, whatever
+  // names it): `tl.multiple_of(a_ptrs, [16, 16])` as a statement, its result
+  // dropped, still holds for the loads of a_ptrs that follow (tutorial 08's
+  // grouped GEMM). So the names bound to the input now name the hint.
+  std::function<void(Val &)> rebind = [&](Val &v) {
+    if (v.isIR() && v.v == x) v.v = op->result();
+    if (v.kind == Val::Kind::Tuple)
+      for (Val &e : v.elts) rebind(e);
+  };
+  for (auto &[n, v] : L.scope) rebind(v);
   return Val::ir(op->result());
 }
 
