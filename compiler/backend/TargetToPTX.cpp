@@ -20,6 +20,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string>
+#include <vector>
 #include <unistd.h>
 
 extern "C" void LLVMInitializeNVPTXAsmPrinter();
@@ -47,8 +49,16 @@ void initOnce() {
     // removed no load (a barrier or an async copy stands between every
     // store and load of shared memory), and their queries were most of
     // GVN's time.
-    const char *args[] = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false", "-disable-lsr"};
-    llvm::cl::ParseCommandLineOptions(4, args, "", &llvm::errs());
+    // TILE_LLVM_ARGS: more LLVM options, space-separated, for experiments
+    // (`-disable-lsr=false` brings loop strength reduction back)
+    std::vector<std::string> extra;
+    if (const char *env = std::getenv("TILE_LLVM_ARGS")) {
+      std::istringstream in(env);
+      for (std::string a; in >> a;) extra.push_back(a);
+    }
+    std::vector<const char *> args = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false", "-disable-lsr"};
+    for (const std::string &a : extra) args.push_back(a.c_str());
+    llvm::cl::ParseCommandLineOptions(int(args.size()), args.data(), "", &llvm::errs());
   });
 }
 
