@@ -55,6 +55,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 
@@ -104,7 +105,10 @@ struct Geometry {
     bool tf32 = a.elem.scalar == Scalar::F32, bytes = gpu::isByteDot(dot);
     Geometry g{a.shape[0], bt.shape[1], a.shape[1], tf32 ? 4 : bytes ? 1 : 2, tf32};
     if (tf32) return g;
-    if (g.K * g.esize == 64) g.rowBytes = 64;
+    // TILE_WGMMA_ROW128=1: half-filled 128-byte rows instead (an experiment's
+    // baseline; the kernel cache does not key on it)
+    static const bool row128 = std::getenv("TILE_WGMMA_ROW128") != nullptr;
+    if (g.K * g.esize == 64 && !row128) g.rowBytes = 64;
     if (bytes) {   // wgmma reads fp8 and i8 K-major only: both staged so, whatever their registers' order
       g.bKMajor = true;
       g.aOwn = ownA;
