@@ -235,11 +235,24 @@ private:
     f.divisibility.assign(f.divisibility.size(), elementDiv(x));
     for (size_t d = 0; d < sOut.size(); ++d)
       for (size_t e = 0; e < sIn.size(); ++e) {
-        if (sOut[d] == 1 || sIn[e] == 1 || stIn[e] != stOut[d] || sIn[e] % sOut[d] != 0)
-          continue;
-        f.contiguity[d] = std::gcd(x.contiguity[e], sOut[d]);
+        if (sOut[d] == 1 || sIn[e] == 1 || stIn[e] != stOut[d]) continue;
+        if (sIn[e] % sOut[d] == 0) {   // dim e split: d is its inner part
+          f.contiguity[d] = std::gcd(x.contiguity[e], sOut[d]);
+          f.divisibility[d] = startDiv(x, e, f.contiguity[d], unitOf(in));
+          f.constancy[d] = std::gcd(x.constancy[e], sOut[d]);
+          break;
+        }
+        // dims e0..e merged into d (a [BM, BN] tile flattened): runs stay
+        // within a row of e (nothing is known of one row's end against the
+        // next one's start); e's facts hold in every row, so the run starts
+        // divide as e's do
+        int64_t merged = sIn[e];
+        size_t e0 = e;
+        while (merged < sOut[d] && e0 > 0) merged *= sIn[--e0];
+        if (merged != sOut[d]) continue;
+        f.contiguity[d] = std::gcd(x.contiguity[e], sIn[e]);
         f.divisibility[d] = startDiv(x, e, f.contiguity[d], unitOf(in));
-        f.constancy[d] = std::gcd(x.constancy[e], sOut[d]);
+        f.constancy[d] = std::gcd(x.constancy[e], sIn[e]);
         break;
       }
     return f;
