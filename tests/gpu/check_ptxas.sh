@@ -51,7 +51,7 @@ matmul_grouped.tile|grouped_matmul_kernel|*fp16:16,*fp16:16,*fp16:16,i32,i32,i32
 matmul_grouped.tile|grouped_matmul_kernel|*fp16,*fp16,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D BLOCK_M=32 -D BLOCK_N=16 -D BLOCK_K=32 -D GROUP_SIZE_M=4 -D ACTIVATION=|4
 flash_attention.tile|_attn_fwd|*fp16:16,*fp16:16,*fp16:16,fp32,*fp32:16,*fp16:16,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32:16,i32:16,i32:16,i32:1,i32,i32:16|-D HEAD_DIM=64 -D BLOCK_M=64 -D BLOCK_N=32 -D STAGE=3 -D EVEN_N=True|4
 flash_attention.tile|_attn_fwd|*fp16,*fp16,*fp16,fp32,*fp32,*fp16,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32,i32|-D HEAD_DIM=32 -D BLOCK_M=32 -D BLOCK_N=16 -D STAGE=1 -D EVEN_N=False|4
-../tests/gpu/shape_misc.tile|cat_flip_kernel|*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp16:16|-D R=4 -D C=8|4
+../tests/gpu/shape_misc.tile|cat_flip_kernel|*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp16:16,*fp16:16,i32:16|-D R=16 -D C=64|4
 ../tests/gpu/shape_misc.tile|sort_kernel|*fp32:16,*fp32:16|-D DESC=True -D R=4 -D C=64|4
 ../tests/gpu/shape_misc.tile|swizzle_kernel|*i32:16,*i32:16,i32,i32|-D G=2 -D BLOCK=64|4
 ../tests/gpu/pointer_casts.tile|gather_kernel|*i64:16,*fp32:16,i32|-D BLOCK=64|4
