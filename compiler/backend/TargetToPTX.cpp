@@ -49,14 +49,23 @@ void initOnce() {
     // removed no load (a barrier or an async copy stands between every
     // store and load of shared memory), and their queries were most of
     // GVN's time.
+    // Loop strength reduction without its same-scaled-register filter: with
+    // it, LSR rewrote the 16 pointer induction variables of mm_wt's K loop
+    // (look-ahead addresses carried by tile-pipeline) as 16 variables plus a
+    // shared per-thread offset, 40 add.s64 an iteration; without it, one
+    // variable and 16 adds (25, as mm_kmajor). LSR wholly off (24) changed
+    // the scan kernels' code, and tests/gpu/scans.tile then failed once on
+    // the H100 (session 21; not understood): with LSR on their PTX is the
+    // one that passed before, byte for byte.
     // TILE_LLVM_ARGS: more LLVM options, space-separated, for experiments
-    // (`-disable-lsr=false` brings loop strength reduction back)
+    // (`-disable-lsr` takes LSR out)
     std::vector<std::string> extra;
     if (const char *env = std::getenv("TILE_LLVM_ARGS")) {
       std::istringstream in(env);
       for (std::string a; in >> a;) extra.push_back(a);
     }
-    std::vector<const char *> args = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false", "-disable-lsr"};
+    std::vector<const char *> args = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false",
+                                      "-lsr-filter-same-scaled-reg=false"};
     for (const std::string &a : extra) args.push_back(a.c_str());
     llvm::cl::ParseCommandLineOptions(int(args.size()), args.data(), "", &llvm::errs());
   });
