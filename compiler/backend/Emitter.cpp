@@ -166,15 +166,19 @@ Dist Emitter::dist(const ir::Type &t) const {
   return d;
 }
 
+llvm::Value *Emitter::threadCoord(const gpu::DimBase &db) {
+  llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
+  llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+  return b.CreateAdd(l, w);
+}
+
 std::vector<std::vector<llvm::Value *>> Emitter::coords(const Dist &d) {
   int rank = static_cast<int>(d.shape.size());
   std::vector<llvm::Value *> base(rank);
   std::vector<bool> wraps(rank);
   for (int k = 0; k < rank; ++k) {
     const gpu::DimBase &db = d.bases[k];
-    llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
-    llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
-    base[k] = b.CreateAdd(l, w);
+    base[k] = threadCoord(db);
     int64_t maxOff = 0;
     for (const auto &o : d.offsets) maxOff = std::max(maxOff, o[k]);
     wraps[k] = (db.laneMod - 1) * db.laneMul + (db.warpMod - 1) * db.warpMul + maxOff >= d.shape[k];
@@ -365,6 +369,9 @@ Regs Emitter::swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows) {
     return true;
   };
   auto key = [&](int64_t row) { return (row / keyRows) % chunks * chunk; };
+  auto keyOf = [&](llvm::Value *row) {
+    return b.CreateMul(b.CreateURem(b.CreateUDiv(row, i32(keyRows)), i32(chunks)), i32(chunk));
+  };
   // the thread's part of each coordinate (lane and warp) and the registers'
   // offsets in disjoint bits, no wrapping: row = r0 | dr, col = c0 | dc, so
   // the index is T ^ S_i with T = r0 * W | (c0 ^ key(r0)) per thread and
@@ -382,14 +389,8 @@ Regs Emitter::swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows) {
   }
   Regs out;
   if (disjoint) {
-    auto part = [&](const gpu::DimBase &db) {
-      llvm::Value *l = b.CreateMul(b.CreateURem(b.CreateUDiv(lane, i32(db.laneDiv)), i32(db.laneMod)), i32(db.laneMul));
-      llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
-      return b.CreateOr(l, w);
-    };
-    llvm::Value *r0 = part(d.bases[0]), *c0 = part(d.bases[1]);
-    llvm::Value *k0 = b.CreateMul(b.CreateURem(b.CreateUDiv(r0, i32(keyRows)), i32(chunks)), i32(chunk));
-    llvm::Value *T = b.CreateOr(b.CreateMul(r0, i32(W)), b.CreateXor(c0, k0));
+    llvm::Value *r0 = threadCoord(d.bases[0]), *c0 = threadCoord(d.bases[1]);
+    llvm::Value *T = b.CreateOr(b.CreateMul(r0, i32(W)), b.CreateXor(c0, keyOf(r0)));
     for (size_t i = 0; i < d.offsets.size(); ++i) {
       if (follow(out, i)) continue;
       int64_t dr = d.offsets[i][0], dc = d.offsets[i][1];
@@ -401,21 +402,21 @@ Regs Emitter::swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows) {
   for (size_t i = 0; i < crd.size(); ++i) {
     if (follow(out, i)) continue;
     llvm::Value *row = crd[i][0], *col = crd[i][1];
-    llvm::Value *k = b.CreateMul(b.CreateURem(b.CreateUDiv(row, i32(keyRows)), i32(chunks)), i32(chunk));
-    out.push_back(b.CreateAdd(b.CreateMul(row, i32(W)), b.CreateXor(col, k)));
+    out.push_back(b.CreateAdd(b.CreateMul(row, i32(W)), b.CreateXor(col, keyOf(row))));
   }
   return out;
 }
 
 namespace {
 
-/// For a 2-D conversion whose register runs go along dim 1 on one side and
-/// along dim 0 on the other (a transpose), the swizzle's (chunk, keyRows):
-/// 16-byte chunks of a row (the row side's runs cover whole chunks),
-/// keyed by the run length down the columns; else
+/// The swizzle of a 2-D conversion through shared memory, (chunk, keyRows):
+/// for register runs along dim 1 on one side and along dim 0 on the other
+/// (a transpose), 16-byte chunks of a row (the row side's runs cover whole
+/// chunks) keyed by the run length down the columns; for runs along rows on
+/// both sides, one shorter than a chunk (below), keyed by the row; else
 /// (0, 0), the plain row-major order. Without it, a warp reading runs down
 /// a column of a 64-wide f16 tile hits one bank 8 or 16 times over.
-std::pair<int64_t, int64_t> transposeSwizzle(const Dist &from, const Dist &to, int64_t elemBytes) {
+std::pair<int64_t, int64_t> conversionSwizzle(const Dist &from, const Dist &to, int64_t elemBytes) {
   if (from.shape.size() != 2 || to.shape != from.shape || elemBytes > 16) return {0, 0};
   int64_t chunk = 16 / elemBytes, cols = from.shape[1];
   if (cols % chunk != 0 || cols / chunk < 2) return {0, 0};
@@ -454,7 +455,7 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   int64_t elemBytes = (int64_t)mod.getDataLayout().getTypeAllocSize(ty);
   needShared(n * elemBytes, loc);
   llvm::Type *regTy = r.empty() ? ty : r[0]->getType();
-  auto [chunk, keyRows] = transposeSwizzle(from, to, elemBytes);
+  auto [chunk, keyRows] = conversionSwizzle(from, to, elemBytes);
   beginSharedUse();
   storeSharedAt(r, chunk ? swizzledIndex(from, chunk, keyRows) : linearIndex(from), from, ty, 0);
   barrier();

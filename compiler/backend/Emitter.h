@@ -88,13 +88,15 @@ public:
   Dist dist(const ir::Type &t) const;
   /// Per register, per dim: the i32 coordinate.
   std::vector<std::vector<llvm::Value *>> coords(const Dist &d);
+  /// The thread's part (lane and warp) of its coordinate along one dim.
+  llvm::Value *threadCoord(const gpu::DimBase &db);
   /// Row-major linear index (i32) of each register.
   Regs linearIndex(const Dist &d);
-  /// The shared-memory index of each register for a 2-D conversion whose
-  /// register runs change dimension (a transpose, `transposeSwizzle`): row
-  /// major, with the 16-byte chunks of row r permuted by XOR with
-  /// (r / keyRows) % chunks, so that threads reading (or writing) runs down
-  /// a column hit different banks while 16-byte row runs stay whole.
+  /// The shared-memory index of each register for a 2-D conversion that
+  /// swizzles (`conversionSwizzle`: a transpose, or an MMA accumulator to
+  /// row vectors): row major, with the 16-byte chunks of row r permuted by
+  /// XOR with (r / keyRows) % chunks, so that threads reading (or writing)
+  /// down a column hit different banks while 16-byte row runs stay whole.
   Regs swizzledIndex(const Dist &d, int64_t chunk, int64_t keyRows);
   /// Per register, an i1: this thread is the one owner of the register's
   /// element among every (thread, register) holding it, so a store, an

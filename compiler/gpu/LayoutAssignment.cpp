@@ -212,17 +212,18 @@ private:
       if (inMmaClass(v) || dotClasses.count(find(v)) || registerA_.count(v)) continue;
       split.push_back(op);
     }
+    std::map<ir::Value *, ir::Value *> converted;   // a load's result -> its convert's
     for (ir::Op *load : split) {
       ir::Value *v = load->result();
       ir::Builder b(&fn_.entry());
       insertAfterDef(b, v);
-      ir::Op *conv = b.create(OpKind::ConvertLayout, {v}, {v->type});
-      ir::walk(fn_, [&](ir::Op &op) {
-        if (&op == conv) return;
-        for (ir::Value *&o : op.operands)
-          if (o == v) o = conv->result();
-      });
+      converted[v] = b.create(OpKind::ConvertLayout, {v}, {v->type})->result();
     }
+    ir::walk(fn_, [&](ir::Op &op) {   // every use but the converts' own
+      if (op.kind == OpKind::ConvertLayout && converted.count(op.operands[0])) return;
+      for (ir::Value *&o : op.operands)
+        if (auto it = converted.find(o); it != converted.end()) o = it->second;
+    });
     return !split.empty();
   }
 

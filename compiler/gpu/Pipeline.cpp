@@ -60,6 +60,13 @@ bool isSliceOp(const Op &op) {
   return !intDivision;
 }
 
+/// The body's carried arguments in argument order (so the clones made over
+/// them, and the arguments added, come in one order from run to run).
+struct ByIndex {
+  bool operator()(const Value *x, const Value *y) const { return x->index < y->index; }
+};
+using ArgSet = std::set<Value *, ByIndex>;
+
 /// One for loop: which values can be computed for another iteration, and
 /// the rewrite.
 class LoopPipeliner {
@@ -89,7 +96,7 @@ private:
   Value *iv_;
   const PipelineTarget &target_;
   const AxisInfo &axis_;
-  std::set<Value *> addressArgs_;
+  ArgSet addressArgs_;
   std::map<Value *, bool> memo_;
   std::string pred_;
   std::map<std::string, Value *> zeros_;   ///< by printed type
@@ -355,7 +362,7 @@ private:
   std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b) {
     return advance(from, b, addressArgs_);
   }
-  std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b, const std::set<Value *> &args) {
+  std::map<Value *, Value *> advance(std::map<Value *, Value *> &from, Builder &b, const ArgSet &args) {
     std::map<Value *, Value *> to{{iv_, b.binary(OpKind::Add, from.at(iv_), stepValue())}};
     for (Value *arg : args)
       to[arg] = cloneSlice(yieldedOf(arg), from, b);
@@ -363,7 +370,7 @@ private:
   }
 
   /// The carried address values v's slice reads (in the body), into `out`.
-  void argsOfSlice(Value *v, std::set<Value *> &out, std::set<Value *> &seen) {
+  void argsOfSlice(Value *v, ArgSet &out, std::set<Value *> &seen) {
     if (!isInsideLoop(v) || v == iv_ || !seen.insert(v).second) return;
     if (v->isBlockArg()) {
       if (out.insert(v).second) argsOfSlice(yieldedOf(v), out, seen);
@@ -380,21 +387,20 @@ private:
   /// per-element 64-bit add for every look-ahead step and every pointer.
   std::map<Value *, Value *> carryFarthest(const std::map<Value *, Value *> &last, int distance,
                                            const std::vector<Op *> &loads, Builder &b) {
-    std::set<Value *> used, seen;   // what the loads' addresses and masks read, through the yields
+    ArgSet used;   // what the loads' addresses and masks read, through the yields
+    std::set<Value *> seen;
     for (Op *load : loads)
       for (Value *v : load->operands) argsOfSlice(v, used, seen);
     std::map<Value *, Value *> farthest;
     Value *lead = b.constantInt(int64_t(distance - 1), iv_->type);
     farthest[iv_] = b.binary(OpKind::Add, iv_, b.binary(OpKind::Mul, lead, stepValue()));
-    std::vector<Value *> args(used.begin(), used.end());
-    std::sort(args.begin(), args.end(), [](const Value *x, const Value *y) { return x->index < y->index; });
-    for (Value *arg : args) {
+    for (Value *arg : used) {
       loop_.operands.push_back(last.at(arg));
       loop_.addResult(arg->type);
       farthest[arg] = body_.addArg(arg->type);
     }
     std::map<Value *, Value *> to = advance(farthest, b, used);
-    for (Value *arg : args) yield_.operands.push_back(to.at(arg));
+    for (Value *arg : used) yield_.operands.push_back(to.at(arg));
     return to;
   }
 
