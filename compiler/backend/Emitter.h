@@ -377,6 +377,12 @@ public:
   /// cp.async.wait_group n.
   void asyncWaitGroup(int n);
   void markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vector<size_t> &chain);
+  /// Async dots whose ring has a spare slot (depth + 2), so that their
+  /// copies never refill a slot the previous iteration's MMAs may still
+  /// read: no barrier after their wgmma.wait_group (planSpareSlot).
+  std::set<const ir::Op *> spareSlotDots;
+  void planSpareSlot(const ir::Op &dot);
+  int asyncRing(const ir::Op &dot) const { return asyncDepth.at(&dot) + (spareSlotDots.count(&dot) ? 2 : 1); }
   /// The dots of loop (none in flight) with A from registers whose B goes
   /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).
   void planRingOperands(ir::Op &loop);

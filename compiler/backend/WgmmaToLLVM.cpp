@@ -244,7 +244,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     auto depth = asyncDepth.find(&op);
     llvm::Value *slot = depth == asyncDepth.end()
                             ? loops.back().parity
-                            : b.CreateURem(loops.back().iter, i32(depth->second + 1));
+                            : b.CreateURem(loops.back().iter, i32(asyncRing(op)));
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
   } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
     llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
@@ -481,7 +481,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     // oldest slot, or the staging buffer of the next iteration). (tf32
     // waits at the start of the next iteration, above.)
     convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 1;", "~{memory}", {}));
-    barrier();
+    if (!spareSlotDots.count(&op)) barrier();   // (planSpareSlot)
   }
   Regs fin = cur;
   for (int64_t m = 0; m < blocks; ++m)
@@ -774,6 +774,7 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       if (a.empty() || b2.empty() || a.size() != b2.size()) continue;
       markAsync(*op, dot, 0, a);
       markAsync(*op, dot, 1, b2);
+      planSpareSlot(*dot);
       pipelined = true;
     }
     if (!pipelined) {
@@ -781,6 +782,25 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       planDeferredWaits(*op);
     }
   }
+}
+
+void Emitter::planSpareSlot(const ir::Op &dot) {
+  // With depth + 1 slots, iteration i's copies refill the slot that
+  // iteration i - 1's MMAs read: every warp must have waited for those
+  // (wgmma.wait_group 1) before any warp copies, a second barrier an
+  // iteration. With depth + 2 slots they refill iteration i - 2's slot,
+  // whose MMAs every warp waited for before the barrier that begins
+  // iteration i. Taken where the extra slot costs no program an SM by
+  // shared memory (TILE_RING_SPARE=0 / 1 forces it off / on).
+  const Geometry geo = geometry(*this, dot);
+  if (geo.esize == 4) return;   // tf32 waits for all MMAs at the iteration's start
+  static const char *force = std::getenv("TILE_RING_SPARE");
+  int64_t bytes = geo.bytes(), depth = asyncDepth.at(&dot), limit = sharedLimit();
+  int64_t perSM = gpu::sharedMemoryPerSM(opts.arch), reserved = 1024;
+  auto programs = [&](int64_t slots) { return perSM / (slots * bytes + 1023 + reserved); };
+  bool fits = (depth + 2) * bytes + 1023 <= limit;
+  bool take = force ? *force == '1' && fits : fits && programs(depth + 2) == programs(depth + 1);
+  if (take) spareSlotDots.insert(&dot);
 }
 
 void Emitter::planInvariantOperands(ir::Op &loop) {
@@ -999,7 +1019,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
   const Geometry geo = geometry(*this, dot);
   int64_t bytes = geo.bytes();
-  int depth = asyncDepth.at(&dot), ring = ringSlots.count(&dot) ? ringSlots.at(&dot) : depth + 1;
+  int depth = asyncDepth.at(&dot), ring = ringSlots.count(&dot) ? ringSlots.at(&dot) : asyncRing(dot);
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {

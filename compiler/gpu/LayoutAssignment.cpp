@@ -85,6 +85,10 @@ int64_t sharedMemoryLimit(const std::string &arch) {
   return arch.rfind("sm_9", 0) == 0 ? 232448 : arch == "sm_80" || arch == "sm_87" ? 166912 : 101376;
 }
 
+int64_t sharedMemoryPerSM(const std::string &arch) {
+  return arch.rfind("sm_9", 0) == 0 ? 233472 : arch == "sm_80" || arch == "sm_87" ? 167936 : 102400;
+}
+
 std::shared_ptr<const BlockedLayout> wgmmaAccLayout(int numWarps, bool transposed) {
   auto l = std::make_shared<BlockedLayout>();
   if (transposed) {
