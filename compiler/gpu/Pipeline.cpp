@@ -2,7 +2,6 @@
 // address slice can be evaluated one iteration ahead, then peel their first
 // instance into a prologue and carry the next iteration's load through the
 // loop. See Pipeline.h for the rules.
-#include <cstdlib>
 #include "gpu/Pipeline.h"
 
 #include "gpu/AxisInfo.h"
@@ -355,9 +354,7 @@ private:
     // operands (fp8, i8) are staged K-major only, so only a run along k copies
     int along = -1;
     if (isByteDot(*user)) along = user->operands[1] == v ? 0 : 1;
-    static const bool shorter = std::getenv("TILE_PIPE_SHORT") != nullptr;   // experiment: one stage less ahead
-    int ahead = shorter && target_.numStages >= 4 ? target_.numStages - 2 : target_.numStages - 1;
-    return copiesBy16Bytes(load, along) ? ahead : 1;
+    return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried
