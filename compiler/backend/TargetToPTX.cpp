@@ -108,8 +108,19 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
   llvm::CGSCCAnalysisManager cam;
   llvm::ModuleAnalysisManager mam;
   llvm::PassInstrumentationCallbacks pic;
+  // TILE_SKIP_PASSES: more optional passes to skip, space-separated class
+  // names (SLPVectorizerPass, ...), for measuring what a pass buys
+  static const std::vector<std::string> skipMore = [] {
+    std::vector<std::string> out;
+    if (const char *env = std::getenv("TILE_SKIP_PASSES")) {
+      std::istringstream in(env);
+      for (std::string a; in >> a;) out.push_back(a);
+    }
+    return out;
+  }();
   pic.registerShouldRunOptionalPassCallback([](llvm::StringRef name, llvm::Any) {
-    return std::find(std::begin(kSkippedPasses), std::end(kSkippedPasses), name) == std::end(kSkippedPasses);
+    return std::find(std::begin(kSkippedPasses), std::end(kSkippedPasses), name) == std::end(kSkippedPasses) &&
+           std::find(skipMore.begin(), skipMore.end(), name.str()) == skipMore.end();
   });
   llvm::PassBuilder pb(&tm, llvm::PipelineTuningOptions(), std::nullopt, &pic);
   pb.registerModuleAnalyses(mam);
