@@ -377,12 +377,16 @@ public:
   /// cp.async.wait_group n.
   void asyncWaitGroup(int n);
   void markAsync(ir::Op &loop, const ir::Op *dot, int k, const std::vector<size_t> &chain);
-  /// Async dots whose ring has a spare slot (depth + 2), so that their
-  /// copies never refill a slot the previous iteration's MMAs may still
-  /// read: no barrier after their wgmma.wait_group (planSpareSlot).
-  std::set<const ir::Op *> spareSlotDots;
+  /// An async dot's ring: depth + 1 slots, or depth + 2 (a spare one) where
+  /// it fits, so that its copies never refill a slot the previous
+  /// iteration's MMAs may still read and no barrier follows its
+  /// wgmma.wait_group (into ringSlots).
   void planSpareSlot(const ir::Op &dot);
-  int asyncRing(const ir::Op &dot) const { return asyncDepth.at(&dot) + (spareSlotDots.count(&dot) ? 2 : 1); }
+  bool hasSpareSlot(const ir::Op &dot) const {
+    auto slots = ringSlots.find(&dot), depth = asyncDepth.find(&dot);
+    return !asyncWait.count(&dot) && slots != ringSlots.end() && depth != asyncDepth.end() &&
+           slots->second == depth->second + 2;
+  }
   /// The dots of loop (none in flight) with A from registers whose B goes
   /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).
   void planRingOperands(ir::Op &loop);
@@ -392,7 +396,8 @@ public:
   /// Ring dots whose tile an earlier dot of the body waited for (no wait,
   /// no barrier of their own).
   std::set<const ir::Op *> asyncWaitedBefore;
-  /// Per ring dot: its slots (depth + 1; one more when its MMAs run on).
+  /// Per ring: its slots (depth + 1; one more when its MMAs run on, or for
+  /// an async dot's spare slot).
   std::map<const ir::Op *, int> ringSlots;
   /// Dots whose MMAs run on into the next iteration (planDeferredWaits),
   /// the dot whose wait ends them (with the carried accumulator it waits

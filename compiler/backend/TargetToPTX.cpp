@@ -39,6 +39,16 @@ std::string ptxFeatures(const std::string &arch) {
   return "+ptx75";
 }
 
+/// The space-separated words of environment variable `name` (none if unset).
+std::vector<std::string> envWords(const char *name) {
+  std::vector<std::string> out;
+  if (const char *env = std::getenv(name)) {
+    std::istringstream in(env);
+    for (std::string w; in >> w;) out.push_back(w);
+  }
+  return out;
+}
+
 void initOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -59,11 +69,7 @@ void initOnce() {
     // one that passed before, byte for byte.
     // TILE_LLVM_ARGS: more LLVM options, space-separated, for experiments
     // (`-disable-lsr` takes LSR out)
-    std::vector<std::string> extra;
-    if (const char *env = std::getenv("TILE_LLVM_ARGS")) {
-      std::istringstream in(env);
-      for (std::string a; in >> a;) extra.push_back(a);
-    }
+    std::vector<std::string> extra = envWords("TILE_LLVM_ARGS");
     std::vector<const char *> args = {"tilec", "-nvptx-short-ptr", "-enable-gvn-memdep=false",
                                       "-lsr-filter-same-scaled-reg=false"};
     for (const std::string &a : extra) args.push_back(a.c_str());
@@ -110,14 +116,7 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm) {
   llvm::PassInstrumentationCallbacks pic;
   // TILE_SKIP_PASSES: more optional passes to skip, space-separated class
   // names (SLPVectorizerPass, ...), for measuring what a pass buys
-  static const std::vector<std::string> skipMore = [] {
-    std::vector<std::string> out;
-    if (const char *env = std::getenv("TILE_SKIP_PASSES")) {
-      std::istringstream in(env);
-      for (std::string a; in >> a;) out.push_back(a);
-    }
-    return out;
-  }();
+  static const std::vector<std::string> skipMore = envWords("TILE_SKIP_PASSES");
   pic.registerShouldRunOptionalPassCallback([](llvm::StringRef name, llvm::Any) {
     return std::find(std::begin(kSkippedPasses), std::end(kSkippedPasses), name) == std::end(kSkippedPasses) &&
            std::find(skipMore.begin(), skipMore.end(), name.str()) == skipMore.end();

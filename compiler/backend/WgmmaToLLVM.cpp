@@ -241,10 +241,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     if (aliasScratch) needShared(2 * bytes, op.loc);
     else loops.back().exitBarrier = true;
     // cp.async operands: a ring of depth + 1 buffers, iteration i's at i % ring
-    auto depth = asyncDepth.find(&op);
-    llvm::Value *slot = depth == asyncDepth.end()
-                            ? loops.back().parity
-                            : b.CreateURem(loops.back().iter, i32(asyncRing(op)));
+    llvm::Value *slot = asyncDepth.count(&op) ? b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)))
+                                              : loops.back().parity;
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
   } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
     llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
@@ -481,7 +479,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     // oldest slot, or the staging buffer of the next iteration). (tf32
     // waits at the start of the next iteration, above.)
     convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 1;", "~{memory}", {}));
-    if (!spareSlotDots.count(&op)) barrier();   // (planSpareSlot)
+    if (!hasSpareSlot(op)) barrier();
   }
   Regs fin = cur;
   for (int64_t m = 0; m < blocks; ++m)
@@ -796,15 +794,18 @@ void Emitter::planSpareSlot(const ir::Op &dot) {
   // TFLOP/s with 4 slots, 3 programs an SM, two barriers; 572 with 5 slots,
   // 2 programs, one barrier). TILE_RING_SPARE=0 / 1 forces it off / on.
   const Geometry geo = geometry(*this, dot);
+  int64_t bytes = geo.bytes(), depth = asyncDepth.at(&dot), limit = sharedLimit();
+  ringSlots[&dot] = int(depth) + 1;
   if (geo.esize == 4) return;   // tf32 waits for all MMAs at the iteration's start
   static const char *force = std::getenv("TILE_RING_SPARE");
-  int64_t bytes = geo.bytes(), depth = asyncDepth.at(&dot), limit = sharedLimit();
-  int64_t perSM = gpu::sharedMemoryPerSM(opts.arch), reserved = 1024;
-  auto programs = [&](int64_t slots) { return perSM / (slots * bytes + 1023 + reserved); };
-  bool fits = (depth + 2) * bytes + 1023 <= limit;
+  // a ring's bytes: its slots and up to 1023 of alignment (1024-byte atoms);
+  // each program also has 1 KiB of the SM's shared memory reserved
+  int64_t perSM = gpu::sharedMemoryPerSM(opts.arch), reserved = 1024, align = 1023;
+  auto programs = [&](int64_t slots) { return perSM / (slots * bytes + align + reserved); };
+  bool fits = (depth + 2) * bytes + align <= limit;
   int64_t now = programs(depth + 1), then = programs(depth + 2);
   bool take = force ? *force == '1' && fits : fits && (then >= 2 || then == now);
-  if (take) spareSlotDots.insert(&dot);
+  if (take) ringSlots[&dot] += 1;
 }
 
 void Emitter::planInvariantOperands(ir::Op &loop) {
@@ -1023,7 +1024,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   const ir::Op &dot = *a.dot;
   const Geometry geo = geometry(*this, dot);
   int64_t bytes = geo.bytes();
-  int depth = asyncDepth.at(&dot), ring = ringSlots.count(&dot) ? ringSlots.at(&dot) : asyncRing(dot);
+  int depth = asyncDepth.at(&dot), ring = ringSlots.at(&dot);
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {
