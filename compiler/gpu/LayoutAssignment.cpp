@@ -650,8 +650,9 @@ private:
       TILE_ASSERT(b, "expand_dims result must be blocked");
       return sliceOf((int)op.intAttr("axis"), *b);
     }
-    case OpKind::Reshape:
     case OpKind::Permute:
+      return permuteOperandLayout(op);
+    case OpKind::Reshape:
     case OpKind::ConvertLayout:
     case OpKind::Print:
     case OpKind::Assert:
@@ -673,6 +674,28 @@ private:
         return classLayout_.at(find(op.result()));
       return classLayout_.at(find(v));
     }
+  }
+
+  /// A permute's cheap operand (a mask or offsets computed from aranges,
+  /// splats and compares) is computed in the result's layout with its dims
+  /// put back, so that the permute only renames registers (a load moved
+  /// before a permute by tile-permute-loads keeps the cp.async path, whose
+  /// loop may hold no shared-memory exchange); any other operand keeps its
+  /// own layout (the back end permutes in registers where it can, else
+  /// through shared memory, as a conversion would).
+  LayoutPtr permuteOperandLayout(ir::Op &op) {
+    auto *r = dynamic_cast<const BlockedLayout *>(op.result()->type.layout.get());
+    if (!r || !cheap(op.operands[0], 0))
+      return nullptr;
+    const auto &order = op.intsAttr("order");   // result dim i is operand dim order[i]
+    auto in = std::make_shared<BlockedLayout>(*r);
+    for (size_t i = 0; i < order.size(); ++i) {
+      in->sizePerThread[size_t(order[i])] = r->sizePerThread[i];
+      in->threadsPerWarp[size_t(order[i])] = r->threadsPerWarp[i];
+      in->warpsPerCTA[size_t(order[i])] = r->warpsPerCTA[i];
+      in->order[i] = order[size_t(r->order[i])];
+    }
+    return in;
   }
 
   /// The load of `body` that v is, or that v carries in (tile-pipeline's

@@ -60,6 +60,15 @@ def load(root, name):
     return ns
 
 
+def scratch(size, alignment, stream):
+    """Triton's global scratch for descriptors made in a kernel
+    (tl.make_tensor_descriptor: variants.tile's mm_desc)."""
+    return torch.empty(size, device="cuda", dtype=torch.int8)
+
+
+triton.set_allocator(scratch)
+
+
 def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=REP_MS, return_mode="median")
 
@@ -192,7 +201,7 @@ def part_variants(root):
             b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8).T
         else:
             a = torch.randn((M, K), **dev)
-            b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt") else torch.randn((K, N), **dev)
+            b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt", "mm_desc") else torch.randn((K, N), **dev)
         ref = torch.matmul(a.float(), b.float())
         if variant == "mm_bias_relu":
             ref = torch.relu(ref + bias.float())
