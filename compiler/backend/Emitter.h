@@ -390,6 +390,8 @@ public:
   /// The dots of loop (none in flight) with A from registers whose B goes
   /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).
   void planRingOperands(ir::Op &loop);
+  /// Whether a ring of `slots` slots of the dot's tiles fits in shared memory.
+  bool ringFits(const ir::Op &dot, int64_t slots);
   /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.
   std::map<const ir::Op *, int> asyncWait;
   std::map<const ir::Op *, llvm::Value *> ringBase;

@@ -937,13 +937,28 @@ void Emitter::planRingOperands(ir::Op &loop) {
     int operand;        ///< AsyncOperand::operand
   };
   std::vector<Ring> rings;
+  auto ringOf = [&](const ir::Op &dot, const std::vector<size_t> &chain, int operand) {
+    return Ring{&dot, chain, position(body, &dot), position(body, yield->operands[chain.back()]->def), operand};
+  };
   for (auto &o : body.ops) {
     if (!wgmmaAccDot(*o)) continue;
     Geometry g = geometry(*this, *o);
-    if (!g.aRegs && !g.aOwn) continue;
+    if (!g.aRegs && !g.aOwn) {
+      // a dot whose MMAs are waited for in its iteration (its result is
+      // more than the carried accumulator: `acc += tl.dot(a, b) * scale`,
+      // block-scaled fp8): A and B by cp.async into one ring of slots of
+      // both tiles, each tile its own commit group, under the same rule
+      // (not one in flight: wgmmaInFlight double-buffers its operands)
+      if (g.esize == 4 || pipelinedWgmma.count(o.get())) continue;
+      std::vector<size_t> a = asyncChain(loop, *o, 0), bc = asyncChain(loop, *o, 1);
+      if (a.empty() || a.size() != bc.size() || !ringFits(*o, int64_t(a.size()) + 1)) continue;
+      Ring ra = ringOf(*o, a, 0), rb = ringOf(*o, bc, 1);
+      if (ra.issue > ra.at && rb.issue > rb.at) rings.insert(rings.end(), {ra, rb});
+      continue;
+    }
     std::vector<size_t> chain = asyncChain(loop, *o, 1);
     if (chain.empty()) continue;
-    Ring r{o.get(), chain, position(body, o.get()), position(body, yield->operands[chain.back()]->def), 1};
+    Ring r = ringOf(*o, chain, 1);
     if (r.issue > r.at) rings.push_back(r);
   }
   if (rings.empty()) return;
@@ -980,7 +995,10 @@ void Emitter::planRingOperands(ir::Op &loop) {
     markAsync(loop, rings[r].dot, rings[r].operand, rings[r].chain);
     usedRegisterRings |= rings[r].operand == 2;
     loopRings[&loop].push_back(rings[r].dot);
-    asyncWait[rings[r].dot] = int(std::max<int64_t>(0, n));
+    // a dot with both operands in its ring waits for the later of its tiles
+    int wait = int(std::max<int64_t>(0, n));
+    auto [w, fresh] = asyncWait.insert({rings[r].dot, wait});
+    if (!fresh) w->second = std::min(w->second, wait);
     ringSlots[rings[r].dot] = int(d) + 1;
   }
   // a later ring dot with no copy issued between it and an earlier one
@@ -994,6 +1012,7 @@ void Emitter::planRingOperands(ir::Op &loop) {
   size_t lead = byAt[0];
   for (size_t j = 1; j < k; ++j) {
     const Ring &cur = rings[byAt[j]];
+    if (cur.dot == rings[lead].dot) continue;   // the other tile of the same dot
     bool issued = std::any_of(rings.begin(), rings.end(), [&](const Ring &q) {
       return q.issue > rings[lead].at && q.issue < cur.at;
     });
@@ -1004,6 +1023,14 @@ void Emitter::planRingOperands(ir::Op &loop) {
     asyncWait[rings[lead].dot] = std::min(asyncWait[rings[lead].dot], asyncWait[cur.dot]);
     asyncWaitedBefore.insert(cur.dot);
   }
+}
+
+bool Emitter::ringFits(const ir::Op &dot, int64_t slots) {
+  // the slots (1024-byte aligned) and, when the body exchanges through the
+  // scratch region too, room for that beside them
+  const ir::Block &body = *dot.parent;
+  int64_t scratch = usesScratchBesides(*this, body, &dot) ? 32 * 1024 : 0;
+  return slots * geometry(*this, dot).bytes() + 1023 + scratch <= sharedLimit();
 }
 
 llvm::Value *Emitter::ringRegion(const ir::Op &consumer, int64_t bytes, Location loc) {

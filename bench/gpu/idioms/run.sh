@@ -21,7 +21,9 @@
 #          IDIOMS_TILE_S=165      tile's side is cut off at this many seconds,
 #                                 so that Triton's side keeps its share
 #          IDIOMS_REPS=30         tilec bench --reps (timed launches per case)
-#          IDIOMS_ONLY=fp8        matmul.tile: only the cases whose kind contains it
+#          IDIOMS_ONLY=fp8        matmul.tile: only the cases whose kind contains it;
+#                                 variants.tile: only the variants whose name does
+#          IDIOMS_FROM=n          every file: its cases n, n+1, ... only (tile and Triton)
 #          IDIOMS_SMALL=1         a dry run here, without a GPU: the small
 #                                 sizes on tile's interpreter, no Triton side
 #
@@ -74,7 +76,7 @@ for f in $files; do
   : > "$log"
   : > "$out/idioms-tile-$f.err"
   tile_files+=("$log")
-  from=0
+  from=${IDIOMS_FROM:-0}
   part=$out/.part.txt
   while ((SECONDS < tile_deadline)); do
     step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" -D ONLY="$only" \

@@ -46,6 +46,7 @@ LOG2E = 1.4426950408889634
 REP_MS = 100
 t_start = time.time()
 deadline_s = 1e9
+FROM = int(os.environ.get("IDIOMS_FROM", "0"))   # run.sh's IDIOMS_FROM: matmul's and variants' cases from this one
 SMALL = False   # --small: the files' small case lists (tile's default sizes), a quick check
 
 
@@ -112,7 +113,7 @@ def part_matmul(root):
     ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
     num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
     dev_sms = torch.cuda.get_device_properties(0).multi_processor_count
-    cases = ns["matmul_cases"]()
+    cases = ns["matmul_cases"]()[FROM:]
     data = {}
     torch_done = {}
     for case in cases:
@@ -187,7 +188,8 @@ def part_variants(root):
     tensors), checked against torch.matmul of the f32 inputs."""
     ns = load(root, "variants")
     ns["BENCH"] = 0 if SMALL else 1
-    for case in ns["var_cases"]():
+    ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
+    for case in ns["var_cases"]()[FROM:]:
         if out_of_time():
             break
         variant, (Z, M, N, K), cfg = case
@@ -196,13 +198,26 @@ def part_variants(root):
         bias = torch.randn((N,), **dev)
         if variant == "mm_batched":
             a, b = torch.randn((Z, M, K), **dev), torch.randn((Z, K, N), **dev)
+        elif variant == "mm_fp8_block":   # fp8 A, K-major fp8 B, block scales (variants.tile)
+            def halves(shape):
+                x = (torch.randn(shape, device="cuda") * 5.0).to(torch.int32).float() * 0.5
+                return x.clamp(-7.5, 7.5).to(torch.float8_e4m3fn)
+            gk, gn = ns["GROUP_K"], ns["GROUP_N"]
+            a, b = halves((M, K)), halves((N, K)).T
+            bias = (torch.rand((M, triton.cdiv(K, gk)), device="cuda") + 0.5,
+                    torch.rand((triton.cdiv(N, gn), triton.cdiv(K, gk)), device="cuda") + 0.5)
         elif variant == "mm_i8":   # int8 A, K-major int8 B, int32 C
             a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
             b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8).T
         else:
             a = torch.randn((M, K), **dev)
             b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt", "mm_desc") else torch.randn((K, N), **dev)
-        ref = torch.matmul(a.float(), b.float())
+        if variant == "mm_fp8_block":   # the scales applied elementwise: C = A' @ B'
+            a_full = bias[0].repeat_interleave(gk, dim=1)[:, :K]
+            b_full = bias[1].repeat_interleave(gn, dim=0).repeat_interleave(gk, dim=1)[:N, :K]
+            ref = torch.matmul(a.float() * a_full, b.float() * b_full.T)
+        else:
+            ref = torch.matmul(a.float(), b.float())
         if variant == "mm_bias_relu":
             ref = torch.relu(ref + bias.float())
         cshape = (Z, M, N) if variant == "mm_batched" else (M, N)
@@ -220,7 +235,7 @@ def part_variants(root):
             if splitk:
                 c.zero_()
                 run()
-            return matmul_close(c, ref, K)
+            return matmul_close(c, ref, K, 1e-2 if variant == "mm_fp8_block" else 2e-3)
 
         flops = 2 * Z * M * N * K
         timed(row, "triton", run, flops, check)
@@ -228,11 +243,15 @@ def part_variants(root):
             fn = lambda: torch.relu(torch.matmul(a, b) + bias)  # noqa: E731
         elif variant == "mm_i8":
             fn = lambda: torch._int_mm(a, b)  # noqa: E731  (cuBLASLt's int8 GEMM)
+        elif variant == "mm_fp8_block":   # no block-scaled fp8 GEMM in torch: cuBLAS fp16 of the shape
+            a16, b16 = (a.float() * a_full).half(), (b.float() * b_full.T).half()
+            fn = lambda: torch.matmul(a16, b16)  # noqa: E731
         else:
             fn = lambda: torch.matmul(a, b)  # noqa: E731
-        timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K))
+        timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K, 1e-2 if variant == "mm_fp8_block" else 2e-3))
         row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else
-                                        " (torch._int_mm)" if variant == "mm_i8" else "")
+                                        " (torch._int_mm)" if variant == "mm_i8" else
+                                        " fp16 of the shape" if variant == "mm_fp8_block" else "")
         emit(**row)
         del c
 
