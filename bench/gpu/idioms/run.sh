@@ -24,6 +24,7 @@
 #          IDIOMS_ONLY=fp8        matmul.tile: only the cases whose kind contains it;
 #                                 variants.tile: only the variants whose name does
 #          IDIOMS_FROM=n          every file: its cases n, n+1, ... only (tile and Triton)
+#          IDIOMS_UNTIL=n         every file: its cases before n only
 #          IDIOMS_SMALL=1         a dry run here, without a GPU: the small
 #                                 sizes on tile's interpreter, no Triton side
 #
@@ -79,7 +80,7 @@ for f in $files; do
   from=${IDIOMS_FROM:-0}
   part=$out/.part.txt
   while ((SECONDS < tile_deadline)); do
-    step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" -D ONLY="$only" \
+    step "$tile_deadline" "tile $f from $from" "$build/bin/tilec" "${mode[@]}" -D FROM="$from" -D UNTIL="${IDIOMS_UNTIL:-1000}" -D ONLY="$only" \
       "$here/$f.tile" > "$part" 2> "$part.err"
     rc=$?
     cat "$part" >> "$log"

@@ -46,7 +46,8 @@ LOG2E = 1.4426950408889634
 REP_MS = 100
 t_start = time.time()
 deadline_s = 1e9
-FROM = int(os.environ.get("IDIOMS_FROM", "0"))   # run.sh's IDIOMS_FROM: matmul's and variants' cases from this one
+FROM = int(os.environ.get("IDIOMS_FROM", "0"))   # run.sh's IDIOMS_FROM / _UNTIL: matmul's and variants' cases
+UNTIL = int(os.environ.get("IDIOMS_UNTIL", "1000"))   # from FROM, before UNTIL
 SMALL = False   # --small: the files' small case lists (tile's default sizes), a quick check
 
 
@@ -113,7 +114,7 @@ def part_matmul(root):
     ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
     num_sms = ns["SMALL_NUM_SMS"] if SMALL else ns["NUM_SMS"]
     dev_sms = torch.cuda.get_device_properties(0).multi_processor_count
-    cases = ns["matmul_cases"]()[FROM:]
+    cases = ns["matmul_cases"]()[FROM:UNTIL]
     data = {}
     torch_done = {}
     for case in cases:
@@ -189,7 +190,7 @@ def part_variants(root):
     ns = load(root, "variants")
     ns["BENCH"] = 0 if SMALL else 1
     ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
-    for case in ns["var_cases"]()[FROM:]:
+    for case in ns["var_cases"]()[FROM:UNTIL]:
         if out_of_time():
             break
         variant, (Z, M, N, K), cfg = case
