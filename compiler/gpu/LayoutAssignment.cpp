@@ -351,13 +351,35 @@ private:
       std::vector<int64_t> order = axis_.accessOrder(ptr);
       int vec = axis_.vectorWidth(ptr, nullptr, (int)order[0]);
       if (vec < 2) continue;
-      auto [it, fresh] = best.try_emplace(find(ptr), vec, order);
-      int rank = ptr->type.rank();
-      if (!fresh && widerAccess(vec, order[0] == rank - 1, it->second.first, it->second.second[0] == rank - 1))
-        it->second = {vec, order};
+      auto note = [&](ir::Value *p, const std::vector<int64_t> &o) {
+        auto [it, fresh] = best.try_emplace(find(p), vec, o);
+        int rank = p->type.rank();
+        if (!fresh && widerAccess(vec, o[0] == rank - 1, it->second.first, it->second.second[0] == rank - 1))
+          it->second = {vec, o};
+      };
+      note(ptr, order);
+      if (ir::Value *src = permuteSource(ptr)) note(src, unpermuteOrder(*ptr->def, order));
     }
     std::map<ir::Value *, std::vector<int64_t>> out;
     for (auto &[root, b] : best) out[root] = b.second;
+    return out;
+  }
+
+  /// The operand of the permute that defines ptr (tile-permute-loads'
+  /// `load(permute(p))`), or null: an access through the permute is one of
+  /// the operand's class too, in the dimension order put back.
+  static ir::Value *permuteSource(const ir::Value *ptr) {
+    return ptr->def && ptr->def->kind == OpKind::Permute && ptr->def->operands[0]->type.isTensor()
+               ? ptr->def->operands[0]
+               : nullptr;
+  }
+
+  /// An access order of a permute's result as one of its operand (result
+  /// dim i is operand dim order[i]).
+  static std::vector<int64_t> unpermuteOrder(const ir::Op &permute, const std::vector<int64_t> &order) {
+    const auto &perm = permute.intsAttr("order");
+    std::vector<int64_t> out;
+    for (int64_t d : order) out.push_back(perm[size_t(d)]);
     return out;
   }
 
@@ -541,14 +563,22 @@ private:
       // (ties: the default order), the vector width along it
       std::vector<int64_t> order = axis_.accessOrder(ptr);
       int vec = axis_.vectorWidth(ptr, mask, (int)order[0]);
-      bool defaultOrder = order[0] == ptr->type.rank() - 1;
-      ClassInfo *c = cls(ptr);
       // the widest access of the class anchors it; among equally wide ones
       // the first in the default order (as before orders were chosen)
-      if (widerAccess(vec, defaultOrder, c->anchorVec, c->anchorDefaultOrder)) {
-        c->anchorVec = vec;
-        c->anchorDefaultOrder = defaultOrder;
-        c->anchor = defaultBlocked(ptr->type.shape, numWarps_, vec, order);
+      auto anchor = [&](ClassInfo *c, const std::vector<int64_t> &shape, const std::vector<int64_t> &o) {
+        bool defaultOrder = o[0] == int64_t(shape.size()) - 1;
+        if (widerAccess(vec, defaultOrder, c->anchorVec, c->anchorDefaultOrder)) {
+          c->anchorVec = vec;
+          c->anchorDefaultOrder = defaultOrder;
+          c->anchor = defaultBlocked(shape, numWarps_, vec, o);
+        }
+      };
+      anchor(cls(ptr), ptr->type.shape, order);
+      // the permuted pointers' source: the same layout with its dims put
+      // back, so that the permute renames registers
+      if (ir::Value *src = permuteSource(ptr)) {
+        std::vector<int64_t> o = unpermuteOrder(*ptr->def, order);
+        anchor(cls(src), src->type.shape, o);
       }
       return;
     }
