@@ -122,18 +122,19 @@ def part_matmul(root):
             break
         kind, (M, N, K), cfg = case
         dt = ns["input_dtype"](kind)
-        if data.get("key") != ((M, N, K), dt):
+        nmajor = dt != "float16" and ns["b_n_major"](kind)
+        if data.get("key") != ((M, N, K), dt, nmajor):
             data.clear()
             torch.cuda.empty_cache()
             if dt == "float16":
                 a = torch.randn((M, K), device="cuda", dtype=torch.float16)
                 b = torch.randn((K, N), device="cuda", dtype=torch.float16)
-            else:  # fp8: B K-major, as Triton's tutorial passes it (and torch._scaled_mm wants it)
+            else:  # fp8: B K-major, as Triton's tutorial passes it (and torch._scaled_mm wants it), or N-major
                 t = getattr(torch, dt)
                 a = torch.randn((M, K), device="cuda").to(t)
-                b = torch.randn((N, K), device="cuda").to(t).T
+                b = torch.randn((K, N), device="cuda").to(t) if nmajor else torch.randn((N, K), device="cuda").to(t).T
             ref = torch.matmul(a.float(), b.float())
-            data.update(key=((M, N, K), dt), a=a, b=b, ref=ref)
+            data.update(key=((M, N, K), dt, nmajor), a=a, b=b, ref=ref)
         a, b, ref = data["a"], data["b"], data["ref"]
         act = "leaky_relu" if kind == "matmul_leaky_relu" else ""
         want = F.leaky_relu(ref, 0.01) if act else ref
@@ -161,14 +162,15 @@ def part_matmul(root):
         flops = 2 * M * N * K
         tol = 2e-3 if dt == "float16" else 1e-2
         timed(row, "triton", run, flops, lambda: matmul_close(c, want, K, tol))
-        key = ((M, N, K), act, dt)
+        key = ((M, N, K), act, dt, nmajor)
         if key not in torch_done:
             t = dict(unit="TFLOP/s")
             if dt == "float8_e5m2":  # torch._scaled_mm has no e5m2 x e5m2 GEMM: no torch anchor
                 fn = None
-            elif dt != "float16":  # cuBLASLt's fp8 GEMM (unit scales, fp16 out)
+            elif dt != "float16":  # cuBLASLt's fp8 GEMM (unit scales, fp16 out); it takes B K-major only
                 one = torch.tensor(1.0, device="cuda")
-                fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
+                bk = b.T.contiguous().T if nmajor else b
+                fn = lambda: torch._scaled_mm(a, bk, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
             elif act:
                 fn = lambda: F.leaky_relu(torch.matmul(a, b), 0.01)  # noqa: E731
             else:
@@ -178,7 +180,7 @@ def part_matmul(root):
             torch_done[key] = t
         row.update({k: v for k, v in torch_done[key].items() if k.startswith("torch")})
         row["torch_impl"] = ({"float16": "cuBLAS", "float8_e4m3fn": "torch._scaled_mm"}.get(dt, "none")
-                             + (" + leaky_relu" if act else ""))
+                             + (" + leaky_relu" if act else "") + (" (B made K-major first)" if nmajor else ""))
         emit(**row)
         del c
 
