@@ -536,6 +536,9 @@ std::vector<std::vector<std::vector<llvm::Value *>>> Emitter::registerFragsA(ir:
 
 namespace {
 
+/// The most alignment padding a ring of 1024-byte swizzle atoms needs.
+constexpr int64_t kRingAlign = 1023;
+
 /// Whether an op of blk (at any depth) other than `except` may use the
 /// shared scratch region: anything but register-only ops (layout
 /// conversions, shape ops through shared memory, reductions, dots, nested
@@ -794,15 +797,16 @@ void Emitter::planSpareSlot(const ir::Op &dot) {
   // TFLOP/s with 4 slots, 3 programs an SM, two barriers; 572 with 5 slots,
   // 2 programs, one barrier). TILE_RING_SPARE=0 / 1 forces it off / on.
   const Geometry geo = geometry(*this, dot);
-  int64_t bytes = geo.bytes(), depth = asyncDepth.at(&dot), limit = sharedLimit();
+  int64_t bytes = geo.bytes(), depth = asyncDepth.at(&dot);
   ringSlots[&dot] = int(depth) + 1;
   if (geo.esize == 4) return;   // tf32 waits for all MMAs at the iteration's start
   static const char *force = std::getenv("TILE_RING_SPARE");
-  // a ring's bytes: its slots and up to 1023 of alignment (1024-byte atoms);
-  // each program also has 1 KiB of the SM's shared memory reserved
-  int64_t perSM = gpu::sharedMemoryPerSM(opts.arch), reserved = 1024, align = 1023;
-  auto programs = [&](int64_t slots) { return perSM / (slots * bytes + align + reserved); };
-  bool fits = (depth + 2) * bytes + align <= limit;
+  // a ring's bytes: its slots and up to 1023 of alignment (1024-byte atoms,
+  // as ringFits); each program also has 1 KiB of the SM's shared memory
+  // reserved
+  int64_t perSM = gpu::sharedMemoryPerSM(opts.arch), reserved = 1024;
+  auto programs = [&](int64_t slots) { return perSM / (slots * bytes + kRingAlign + reserved); };
+  bool fits = ringFits(dot, depth + 2);   // (an async dot's body exchanges nothing through scratch)
   int64_t now = programs(depth + 1), then = programs(depth + 2);
   bool take = force ? *force == '1' && fits : fits && (then >= 2 || then == now);
   if (take) ringSlots[&dot] += 1;
@@ -1026,11 +1030,10 @@ void Emitter::planRingOperands(ir::Op &loop) {
 }
 
 bool Emitter::ringFits(const ir::Op &dot, int64_t slots) {
-  // the slots (1024-byte aligned) and, when the body exchanges through the
-  // scratch region too, room for that beside them
-  const ir::Block &body = *dot.parent;
-  int64_t scratch = usesScratchBesides(*this, body, &dot) ? 32 * 1024 : 0;
-  return slots * geometry(*this, dot).bytes() + 1023 + scratch <= sharedLimit();
+  // the slots (up to kRingAlign of alignment: 1024-byte atoms) and, when
+  // the body exchanges through the scratch region too, room for that
+  int64_t scratch = usesScratchBesides(*this, *dot.parent, &dot) ? 32 * 1024 : 0;
+  return slots * geometry(*this, dot).bytes() + kRingAlign + scratch <= sharedLimit();
 }
 
 llvm::Value *Emitter::ringRegion(const ir::Op &consumer, int64_t bytes, Location loc) {

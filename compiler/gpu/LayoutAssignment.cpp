@@ -717,14 +717,14 @@ private:
     auto *r = dynamic_cast<const BlockedLayout *>(op.result()->type.layout.get());
     if (!r || !cheap(op.operands[0], 0))
       return nullptr;
-    const auto &order = op.intsAttr("order");   // result dim i is operand dim order[i]
+    const auto &perm = op.intsAttr("order");   // result dim i is operand dim perm[i]
     auto in = std::make_shared<BlockedLayout>(*r);
-    for (size_t i = 0; i < order.size(); ++i) {
-      in->sizePerThread[size_t(order[i])] = r->sizePerThread[i];
-      in->threadsPerWarp[size_t(order[i])] = r->threadsPerWarp[i];
-      in->warpsPerCTA[size_t(order[i])] = r->warpsPerCTA[i];
-      in->order[i] = order[size_t(r->order[i])];
+    for (size_t i = 0; i < perm.size(); ++i) {
+      in->sizePerThread[size_t(perm[i])] = r->sizePerThread[i];
+      in->threadsPerWarp[size_t(perm[i])] = r->threadsPerWarp[i];
+      in->warpsPerCTA[size_t(perm[i])] = r->warpsPerCTA[i];
     }
+    in->order = unpermuteOrder(op, r->order);
     return in;
   }
 

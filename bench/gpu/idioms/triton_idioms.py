@@ -122,8 +122,8 @@ def part_matmul(root):
             break
         kind, (M, N, K), cfg = case
         dt = ns["input_dtype"](kind)
-        nmajor = dt != "float16" and ns["b_n_major"](kind)
-        if data.get("key") != ((M, N, K), dt, nmajor):
+        nmajor = ns["b_n_major"](kind)
+        if data.get("key") != ns["data_key"](case):
             data.clear()
             torch.cuda.empty_cache()
             if dt == "float16":
@@ -134,7 +134,7 @@ def part_matmul(root):
                 a = torch.randn((M, K), device="cuda").to(t)
                 b = torch.randn((K, N), device="cuda").to(t) if nmajor else torch.randn((N, K), device="cuda").to(t).T
             ref = torch.matmul(a.float(), b.float())
-            data.update(key=((M, N, K), dt, nmajor), a=a, b=b, ref=ref)
+            data.update(key=ns["data_key"](case), a=a, b=b, ref=ref)
         a, b, ref = data["a"], data["b"], data["ref"]
         act = "leaky_relu" if kind == "matmul_leaky_relu" else ""
         want = F.leaky_relu(ref, 0.01) if act else ref
@@ -162,7 +162,7 @@ def part_matmul(root):
         flops = 2 * M * N * K
         tol = 2e-3 if dt == "float16" else 1e-2
         timed(row, "triton", run, flops, lambda: matmul_close(c, want, K, tol))
-        key = ((M, N, K), act, dt, nmajor)
+        key = (ns["data_key"](case), act)
         if key not in torch_done:
             t = dict(unit="TFLOP/s")
             if dt == "float8_e5m2":  # torch._scaled_mm has no e5m2 x e5m2 GEMM: no torch anchor
@@ -180,7 +180,8 @@ def part_matmul(root):
             torch_done[key] = t
         row.update({k: v for k, v in torch_done[key].items() if k.startswith("torch")})
         row["torch_impl"] = ({"float16": "cuBLAS", "float8_e4m3fn": "torch._scaled_mm"}.get(dt, "none")
-                             + (" + leaky_relu" if act else "") + (" (B made K-major first)" if nmajor else ""))
+                             + (" + leaky_relu" if act else "") + (" (B made K-major first)" if dt != "float16" and nmajor
+                                                                    else ""))
         emit(**row)
         del c
 
@@ -230,6 +231,7 @@ def part_variants(root):
             torch.full(cshape, float("nan"), device="cuda", dtype=torch.float16)
         row = dict(case=ns["case_name"](case), kernel=variant, unit="TFLOP/s")
         launch = ns["launch"]
+        tol = ns["tolerance"](variant)
 
         def run():
             launch(variant, a, b, c, bias, cfg)
@@ -238,7 +240,7 @@ def part_variants(root):
             if splitk:
                 c.zero_()
                 run()
-            return matmul_close(c, ref, K, 1e-2 if variant == "mm_fp8_block" else 2e-3)
+            return matmul_close(c, ref, K, tol)
 
         flops = 2 * Z * M * N * K
         timed(row, "triton", run, flops, check)
@@ -251,7 +253,7 @@ def part_variants(root):
             fn = lambda: torch.matmul(a16, b16)  # noqa: E731
         else:
             fn = lambda: torch.matmul(a, b)  # noqa: E731
-        timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K, 1e-2 if variant == "mm_fp8_block" else 2e-3))
+        timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K, tol))
         row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else
                                         " (torch._int_mm)" if variant == "mm_i8" else
                                         " fp16 of the shape" if variant == "mm_fp8_block" else "")
