@@ -116,7 +116,8 @@ struct Geometry {
     }
     g.aRegs = a.layout && a.layout->equals(*gpu::wgmmaAccLayout(numWarps, false));
     auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
-    g.bKMajor = bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1;
+    // a B narrower than a 64-column atom (N < 64) is staged K-major always
+    g.bKMajor = (bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1) || g.N < 64;
     auto *al = dynamic_cast<const gpu::BlockedLayout *>(a.layout.get());
     g.aMNMajor = !g.aRegs && al && al->rank() == 2 && al->order[0] == 0 && al->sizePerThread[0] > 1;
     g.aOwn = ownA && !g.aRegs;
