@@ -34,12 +34,21 @@ bool feedsWgmma(const Value *v, const Block &blk, const Target &t) {
   return false;
 }
 
-/// The load that `perm` permutes, when the rewrite applies to it.
-Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Target &t) {
+/// Whether blk is a for loop's body.
+bool inLoopBody(const Block &blk) {
+  return blk.parent && blk.parent->parent && blk.parent->parent->kind == OpKind::For;
+}
+
+/// The load that `perm` permutes, when the rewrite applies to it; `shared`
+/// tells whether the load has other uses too (then it stays, and the
+/// permuted load is a second one).
+Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Target &t, bool &shared) {
   Op *ld = perm.operands[0]->def;
   if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != perm.parent) return nullptr;
   auto lu = uses.find(ld->result()), pu = uses.find(perm.result());
-  if (lu == uses.end() || lu->second != 1 || pu == uses.end() || pu->second != 1) return nullptr;
+  if (lu == uses.end() || pu == uses.end() || pu->second != 1) return nullptr;
+  shared = lu->second != 1;
+  if (shared && !inLoopBody(*ld->parent)) return nullptr;
   return feedsWgmma(perm.result(), *perm.parent, t) ? ld : nullptr;
 }
 
@@ -69,10 +78,11 @@ bool permuteLoads(Function &fn, int numWarps, const std::string &arch) {
   Rewriter rw(fn);
   rw.walk([&](Op &op) {
     if (op.kind != OpKind::Permute) return;
-    Op *ld = permutedLoad(op, uses, t);
+    bool shared = false;
+    Op *ld = permutedLoad(op, uses, t, shared);
     if (!ld) return;
     rw.replaceOp(op, {loadPermuted(rw, op, *ld)});
-    rw.erase(*ld);
+    if (!shared) rw.erase(*ld);
     rw.changed = true;
   });
   return rw.changed;

@@ -7,6 +7,13 @@
 // operand (`tl.dot(a, tl.trans(w))`) takes the same copy path as one whose
 // strides make it K-major (WgmmaToLLVM stages either order).
 //
+// A load with other uses besides the permute (the attention backward's qᵀ,
+// read by k qᵀ and, transposed, by dsᵀ q) stays for them, and the permute's
+// use gets a second load of the same tile beside it, in a loop body only:
+// each load then has one dot to feed and takes that dot's cp.async ring
+// (the second read of the tile hits L2); a tile read in registers by both
+// dots would be staged through shared memory twice an iteration instead.
+//
 // Only for a dot that runs as wgmma (dotRunsOnWgmma: num_warps, arch): on
 // the mma.sync path, and for any other user (a transposed store), permuting
 // the pointers and the mask costs more than permuting the values. Only
