@@ -125,6 +125,7 @@ Regs Emitter::convertRegs(const Regs &r, const ir::Type &fromType, const ir::Typ
   std::vector<int> ident;
   for (int d = 0; d < toType.rank(); ++d) ident.push_back(d);
   if (auto m = remap(r, from, to, ident)) return *m;
+  if (auto m = throughShuffles(r, from, to)) return *m;
   return throughShared(r, from, to, memType(fromType.elem), loc);
 }
 
@@ -463,6 +464,93 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   for (llvm::Value *idx : chunk ? swizzledIndex(to, chunk, keyRows) : linearIndex(to)) {
     llvm::Value *v = loadShared(idx, ty, 0);
     out.push_back(regTy == ty ? v : b.CreateTrunc(v, regTy));
+  }
+  return out;
+}
+
+namespace {
+
+/// The coordinate along dim d of register `reg` of thread (lane, warp).
+int64_t coordAt(const Dist &d, size_t dim, int64_t lane, int64_t warp, size_t reg) {
+  const gpu::DimBase &db = d.bases[dim];
+  int64_t c = ((lane / db.laneDiv) % db.laneMod) * db.laneMul + ((warp / db.warpDiv) % db.warpMod) * db.warpMul +
+              d.offsets[reg][dim];
+  return c % d.shape[dim];
+}
+
+/// The lane that, in `from`'s register `reg`, holds the element whose
+/// coordinate along each dim is x[dim] (thread (·, warp)), by inverting the
+/// lane terms of the layout's bases; -1 where a coordinate does not split so.
+int64_t laneHolding(const Dist &from, const std::vector<int64_t> &x, int64_t warp, size_t reg) {
+  int64_t lane = 0;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const gpu::DimBase &db = from.bases[d];
+    int64_t w = ((warp / db.warpDiv) % db.warpMod) * db.warpMul;
+    int64_t part = ((x[d] - w - from.offsets[reg][d]) % from.shape[d] + from.shape[d]) % from.shape[d];
+    if (db.laneMod <= 1 || db.laneMul == 0) {
+      if (part) return -1;
+      continue;
+    }
+    if (part % db.laneMul || part / db.laneMul >= db.laneMod) return -1;
+    lane += (part / db.laneMul) * db.laneDiv;
+  }
+  return lane < 32 ? lane : -1;
+}
+
+bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+} // namespace
+
+std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, const Dist &to) {
+  size_t rank = to.shape.size();
+  if (r.empty() || to.numRegs() > 32 || from.shape != to.shape) return std::nullopt;
+  llvm::Type *ty = r[0]->getType();
+  unsigned bits = ty->getPrimitiveSizeInBits();
+  if (bits == 0 || bits > 32 || ty->isVectorTy()) return std::nullopt;
+  for (int64_t s : to.shape)
+    if (!powerOfTwo(s)) return std::nullopt;
+  // for each `to` register: the `from` register that every thread reads,
+  // checked by evaluating the lane formula for every thread at compile time
+  int W = opts.numWarps;
+  std::vector<size_t> source(to.numRegs());
+  for (size_t j = 0; j < to.numRegs(); ++j) {
+    bool found = false;
+    for (size_t s = 0; s < from.numRegs() && !found; ++s) {
+      bool ok = true;
+      for (int64_t w = 0; w < W && ok; ++w)
+        for (int64_t l = 0; l < 32 && ok; ++l) {
+          std::vector<int64_t> x(rank);
+          for (size_t d = 0; d < rank; ++d) x[d] = coordAt(to, d, l, w, j);
+          int64_t src = laneHolding(from, x, w, s);
+          for (size_t d = 0; d < rank && ok; ++d) ok = src >= 0 && coordAt(from, d, src, w, s) == x[d];
+        }
+      if (ok) {
+        source[j] = s;
+        found = true;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  // the same formula at run time, from each `to` register's coordinates
+  auto crd = coords(to);
+  llvm::Type *i32t = b.getInt32Ty();
+  Regs out;
+  for (size_t j = 0; j < to.numRegs(); ++j) {
+    size_t s = source[j];
+    llvm::Value *srcLane = i32(0);
+    for (size_t d = 0; d < rank; ++d) {
+      const gpu::DimBase &db = from.bases[d];
+      if (db.laneMod <= 1 || db.laneMul == 0) continue;
+      llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+      llvm::Value *part = b.CreateAnd(b.CreateSub(b.CreateSub(crd[j][d], w), i32(from.offsets[s][d])),
+                                      i32(from.shape[d] - 1));
+      srcLane = b.CreateAdd(srcLane, b.CreateMul(b.CreateUDiv(part, i32(db.laneMul)), i32(db.laneDiv)));
+    }
+    llvm::Value *v = r[s];
+    llvm::Value *word = bits == 32 ? b.CreateBitCast(v, i32t) : b.CreateZExt(b.CreateBitCast(v, b.getIntNTy(bits)), i32t);
+    llvm::Value *got = b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                                         {b.getInt32(-1), word, srcLane, b.getInt32(31)});
+    out.push_back(bits == 32 ? b.CreateBitCast(got, ty) : b.CreateBitCast(b.CreateTrunc(got, b.getIntNTy(bits)), ty));
   }
   return out;
 }

@@ -173,6 +173,12 @@ public:
   /// Loads the element at a row-major index from shared memory.
   llvm::Value *loadShared(llvm::Value *index, llvm::Type *ty, int64_t base);
   Regs throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc);
+  /// A conversion by warp shuffles (no shared memory, no barrier) when
+  /// every `to` register of every thread is one `from` register (the same
+  /// for all threads) of a lane of its own warp, for at most 32 registers
+  /// of at most 32 bits a thread (a loaded vector broadcast against an MMA
+  /// accumulator: attention backward's m and delta). Empty otherwise.
+  std::optional<Regs> throughShuffles(const Regs &r, const Dist &from, const Dist &to);
   /// Register remapping when every `to` register is some `from` register in
   /// every thread; dimMap[j] is the `from` dim feeding `to` dim j (-1: none,
   /// the from-dim has size 1 or is absent). Empty when impossible.

@@ -8,7 +8,14 @@ tilec bench prints, per case, "case: idioms NAME", then the timed launch's
 "bench: KERNEL ... median_ms=X ... tflops=T" (or gbps=G, from the host's
 bench_work()), then "check: idioms NAME ok" once the host check passed (a
 failed check ends that process with an error; run.sh goes on from the next
-case and writes "idioms-failed: FILE case N" lines). A NAME ending in
+case and writes "idioms-failed: FILE case N" lines). Only launches that
+declared work count: a case's other launches (a setup launch, a re-run)
+are left out. A case with several launches that declare work (the
+attention backward: preprocess, dkdv, dq) is one timed sequence, each
+launch declaring the whole sequence's work: its time is the sum of their
+medians, its rate the work over that sum (1 / sum(1 / rate_i)); the notes
+say so. Such a case prints "launches: idioms N" after its case line: until
+N of its launches have run (a launch failed), it has no rate. A NAME ending in
 " (tile variant)" is tile's marked variant of the kernel Triton runs under
 the same NAME (see the .tile files' headers).
 
@@ -36,24 +43,36 @@ def tile_rows(paths):
                 if variant:
                     name = name[: -len(VARIANT)]
                 cur = rows.setdefault(name, {})
+                for key in ("perf", "unit", "ms", "rates", "regs", "smem", "launches"):
+                    cur.pop(key, None)
                 cur.update(variant=variant, ok=False)
                 continue
             if cur is None:
                 continue
-            if line.startswith("bench:") and "perf" not in cur:
+            if line.startswith("launches: idioms "):   # the case's timed sequence: this many launches
+                cur["launches"] = int(line.split()[-1])
+                continue
+            if line.startswith("bench:"):
                 tf = re.search(r"\btflops=([0-9.eE+-]+)", line)
                 gb = re.search(r"\bgbps=([0-9.eE+-]+)", line)
-                ms = re.search(r"median_ms=([0-9.eE+-]+)", line)
-                if tf:
-                    cur.update(perf=float(tf.group(1)), unit="TFLOP/s")
-                elif gb:
-                    cur.update(perf=float(gb.group(1)), unit="GB/s")
+                ms = re.search(r"\b(?:median|interp)_ms=([0-9.eE+-]+)", line)
+                if not (tf or gb):
+                    continue   # a launch that declared no work: setup (a forward for a backward) or a re-run
+                # the launches of a case that declare work are one timed sequence, each declaring
+                # the sequence's whole work: time the sum of theirs, rate 1 / sum(1 / rate_i)
+                rates = cur.setdefault("rates", [])
+                rates.append(float((tf or gb).group(1)))
+                cur["unit"] = "TFLOP/s" if tf else "GB/s"
+                cur["perf"] = rates[0] if len(rates) == 1 else (
+                    0.0 if min(rates) <= 0 else 1.0 / sum(1.0 / r for r in rates))
+                if len(rates) < cur.get("launches", 1):   # the sequence so far: no rate until it is whole
+                    cur["perf"] = None
                 if ms:
-                    cur["ms"] = float(ms.group(1))
+                    cur["ms"] = cur.get("ms", 0.0) + float(ms.group(1))
                 for key in ("regs", "smem"):
                     m = re.search(r"\b" + key + r"=(\S+)", line)
                     if m:
-                        cur[key] = m.group(1)
+                        cur[key] = (cur[key] + "/" if key in cur else "") + m.group(1)
             elif line.startswith("check: idioms ") and line.endswith(" ok"):
                 cur["ok"] = True
             elif re.search(r"\berror\b", line) and "error" not in cur and not cur.get("ok"):
@@ -144,6 +163,9 @@ def main():
             verdict(r.get("torch_ok"), r.get("torch_error"), "torch_ok" in r or "torch_error" in r)))
         out.append(f"| {kernel} | {shape} | {config} | {fmt(tp, unit)} | {fmt(rp, unit)} | {torch_cell} | "
                    f"{ratio} | {correct} |")
+        if t and len(t.get("rates", ())) > 1 and t.get("perf") is not None:
+            notes.append(f"- tile, {name}: {len(t['rates'])} launches timed as one sequence (the sum of their "
+                         f"times{', ' + format(t['ms'], '.3f') + ' ms' if t.get('ms') else ''})")
         if t and t.get("error") and not t.get("ok"):
             notes.append(f"- tile, {name}: {t['error']}")
         for key in ("triton_error", "triton_idiomatic_error", "torch_error"):

@@ -16,6 +16,10 @@
 #
 #   usage: bench/gpu/idioms/run.sh BUILD_DIR [OUT_DIR]
 #   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm variants"
+#                                 (the default); attention_bwd (tutorial 06's
+#                                 backward: preprocess + dkdv + dq as one case)
+#                                 is a valid entry too, left out of the default
+#                                 for time: run it alone (see below)
 #          IDIOMS_DEADLINE_S=285  everything is cut off at this many seconds
 #                                 (then the join runs: the whole stays < 5 min)
 #          IDIOMS_TILE_S=165      tile's side is cut off at this many seconds,
@@ -38,6 +42,14 @@
 # 8192^3 inputs; 24 kernel compiles at 0.1-0.8 s; 30 timed launches a case,
 # under 3 s even for slow kernels); Triton's side about 1.5 min (28 cold
 # compiles at ~1-2 s, do_bench 100 ms a timing, f32 references).
+# IDIOMS_FILES=attention_bwd, alone (estimated from this host's speed on a
+# CPU machine, not measured on the H200): tile's side about 1-1.5 min (host:
+# randn of the four (4, 32, 4096, D) inputs and arg_k, ~15 s at D 64 and
+# ~30 s at D 128, and the sampled float64 checks, ~2-5 s a case; 14 kernel
+# compiles; the forward that makes M and o, timed too but not counted);
+# Triton's side under a minute (10 cold compiles, 8 do_bench timings, f32
+# torch references). Added to the default list it would push tile's side
+# past IDIOMS_TILE_S=165.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)

@@ -19,10 +19,16 @@ attention O against F.scaled_dot_product_attention everywhere and against
 an f32 torch reference (softmax(q k^T * scale) v) on the first and the last
 head (atol = rtol = 1e-2), attention v2's M (base-2 log-sum-exp) on those
 heads against the f32 reference (1e-3), SDPA itself on those heads; softmax against torch.softmax (rtol 1e-5, atol 1e-6); layer
-norm against F.layer_norm (atol = rtol = 1e-2: both round y to f16). The
-torch baselines (cuBLAS, SDPA, torch.softmax, F.layer_norm) are timed and
-checked the same way. Timings: triton.testing.do_bench medians (warmup 25
-ms, rep 100 ms, L2 flushed between runs).
+norm against F.layer_norm (atol = rtol = 1e-2: both round y to f16); the
+attention backward (attention_bwd.tile: preprocess + dkdv + dq timed as one
+sequence, its M and o from an f32 torch forward) against an f32 torch
+backward, every head: delta, dq, dk, dv with atol 5e-3 of the tensor's
+largest reference entry, rtol 1e-2 (tests/gpu/attention_bwd.tile's
+tolerance). The torch baselines (cuBLAS, SDPA, SDPA's backward,
+torch.softmax, F.layer_norm) are timed and checked the same way. Timings:
+triton.testing.do_bench medians (warmup 25 ms, rep 100 ms, L2 flushed
+between runs; SDPA's backward with its gradients reset to None before each
+run, outside the timing).
 
 Prints one JSON line per case: case (the name tile's side prints after
 "case: idioms"), kernel, unit, triton_ms / triton_perf / triton_ok,
@@ -41,12 +47,12 @@ import torch.nn.functional as F
 import triton
 import triton.testing
 
-PARTS = ("matmul", "attention_v1", "attention_v2", "softmax", "layernorm", "variants")
+PARTS = ("matmul", "attention_v1", "attention_v2", "attention_bwd", "softmax", "layernorm", "variants")
 LOG2E = 1.4426950408889634
 REP_MS = 100
 t_start = time.time()
 deadline_s = 1e9
-FROM = int(os.environ.get("IDIOMS_FROM", "0"))   # run.sh's IDIOMS_FROM / _UNTIL: matmul's and variants' cases
+FROM = int(os.environ.get("IDIOMS_FROM", "0"))   # run.sh's IDIOMS_FROM / _UNTIL: matmul's, variants', attention_bwd's
 UNTIL = int(os.environ.get("IDIOMS_UNTIL", "1000"))   # from FROM, before UNTIL
 SMALL = False   # --small: the files' small case lists (tile's default sizes), a quick check
 
@@ -71,8 +77,8 @@ def scratch(size, alignment, stream):
 triton.set_allocator(scratch)
 
 
-def bench(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=REP_MS, return_mode="median")
+def bench(fn, grad_to_none=None):
+    return triton.testing.do_bench(fn, warmup=25, rep=REP_MS, grad_to_none=grad_to_none, return_mode="median")
 
 
 def emit(**row):
@@ -88,11 +94,11 @@ def short(e):
     return f"{type(e).__name__}: {msg[0] if msg else ''}"[:200]
 
 
-def timed(row, prefix, fn, work, check):
+def timed(row, prefix, fn, work, check, grad_to_none=None):
     """Runs fn under do_bench, then check() (True/False) on its result; fills
     row[prefix + '_ms' / '_perf' / '_ok'] or row[prefix + '_error']."""
     try:
-        ms = bench(fn)
+        ms = bench(fn, grad_to_none)
         row[prefix + "_ms"] = ms
         row[prefix + "_perf"] = work / ms / 1e9 if row["unit"] == "TFLOP/s" else work / ms / 1e6
         row[prefix + "_ok"] = bool(check())
@@ -355,6 +361,115 @@ def part_attention(root, version):
         del q, k, v
 
 
+# ------------------------------------------------------------------ attention backward
+
+def bwd_reference(q, k, v, do, causal, sm_scale):
+    """The forward, o (f16) and M (base-2 log-sum-exp of the scaled scores),
+    and the backward, delta, dq, dk, dv, in f32 (TF32 off), one batch entry
+    at a time (S, P, dS: H * N * N f32 each)."""
+    Z, H, N, D = q.shape
+    o = torch.empty_like(q)
+    m = torch.empty((Z, H, N), device="cuda", dtype=torch.float32)
+    delta = torch.empty((Z, H, N), device="cuda", dtype=torch.float32)
+    dq, dk, dv = (torch.empty(q.shape, device="cuda", dtype=torch.float32) for _ in range(3))
+    above = torch.ones(N, N, device="cuda", dtype=torch.bool).triu(1)
+    for z in range(Z):
+        qf, kf, vf, dof = q[z].float(), k[z].float(), v[z].float(), do[z].float()
+        s = torch.matmul(qf, kf.transpose(-1, -2)) * sm_scale
+        if causal:
+            s.masked_fill_(above, float("-inf"))
+        m[z] = torch.logsumexp(s, dim=-1) * LOG2E
+        p = torch.softmax(s, dim=-1)
+        del s
+        of = torch.matmul(p, vf)
+        o[z] = of.half()
+        delta[z] = (dof * of).sum(-1)
+        dv[z] = torch.matmul(p.transpose(-1, -2), dof)
+        ds = p * (torch.matmul(dof, vf.transpose(-1, -2)) - delta[z][..., None])
+        del p
+        dq[z] = torch.matmul(ds, kf) * sm_scale
+        dk[z] = torch.matmul(ds.transpose(-1, -2), qf) * sm_scale
+        del ds
+    return dict(o=o, m=m, delta=delta, dq=dq, dk=dk, dv=dv)
+
+
+def grad_close(x, want):
+    """tests/gpu/attention_bwd.tile's tolerance: atol 5e-3 of the largest
+    reference entry (the gradients' scale varies), rtol 1e-2."""
+    return bool(torch.allclose(x.float(), want, atol=5e-3 * want.abs().max().item(), rtol=1e-2))
+
+
+def part_attention_bwd(root):
+    """attention_bwd.tile: the backward's three kernels (attn_bwd_preprocess,
+    attn_bwd_dkdv, attn_bwd_dq) under Triton with tile's launch parameters,
+    timed as one do_bench sequence (tile sums the three launches' medians),
+    on M and o from an f32 torch forward (tile makes them with the file's
+    forward kernel); torch's anchor is SDPA's backward (out.backward(do))."""
+    ns = load(root, "attention_bwd")
+    ns["BENCH"] = 0 if SMALL else 1
+    cases = ns["SMALL_BWD_CASES" if SMALL else "BWD_CASES"]
+    pre, dkdv, dqk = ns["attn_bwd_preprocess"], ns["attn_bwd_dkdv"], ns["attn_bwd_dq"]
+    n = 0
+    for case in cases:
+        Z, H, N, D, bm1, bn1, bm2, bn2, warps, stages = case
+        todo = [causal for i, causal in enumerate((False, True)) if FROM <= n + i < UNTIL]   # tile's numbering
+        n += 2
+        if not todo:
+            continue
+        torch.cuda.empty_cache()
+        q, k, v = attention_inputs(Z, H, N, D)
+        do = torch.randn_like(q)
+        sm_scale = 1.0 / math.sqrt(D)
+        # the tutorial's arg_k: k * sm_scale / ln(2) in f16 (made once, outside the timing, as on tile's side)
+        argk = (k.float() * (sm_scale * LOG2E)).half()
+        for causal in todo:
+            if out_of_time():
+                return
+            ref = bwd_reference(q, k, v, do, causal, sm_scale)
+            o, m = ref["o"], ref["m"]
+            delta = torch.full((Z, H, N), float("nan"), device="cuda", dtype=torch.float32)
+            dq, dk, dv = (torch.full_like(q, float("nan")) for _ in range(3))
+            row = dict(case=ns["case_name"](case, causal), kernel="attention_bwd" + (" causal" if causal else ""),
+                       unit="TFLOP/s")
+            flops = ns["bwd_flops"](Z, H, N, D, causal)
+
+            def run():
+                pre[(N // bm2, Z * H)](o, do, delta, *strides4(o), H, N, BLOCK_M=bm2, HEAD_DIM=D)
+                dkdv[(N // bn1, Z * H)](q, argk, v, do, dk, dv, m, delta, sm_scale, *strides4(q), H, N,
+                                        BLOCK_M1=bm1, BLOCK_N1=bn1, HEAD_DIM=D, CAUSAL=causal,
+                                        num_warps=warps, num_stages=stages)
+                dqk[(N // bm2, Z * H)](q, argk, v, do, dq, m, delta, *strides4(q), H, N,
+                                       BLOCK_M2=bm2, BLOCK_N2=bn2, HEAD_DIM=D, CAUSAL=causal,
+                                       num_warps=warps, num_stages=stages)
+
+            def check():
+                return all(grad_close(x, ref[key]) for x, key in ((delta, "delta"), (dq, "dq"), (dk, "dk"),
+                                                                   (dv, "dv")))
+
+            timed(row, "triton", run, flops, check)
+            # torch: SDPA's backward on the same q, k, v, do
+            qg, kg, vg = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+            out = None
+            try:
+                out = F.scaled_dot_product_attention(qg, kg, vg, is_causal=causal, scale=sm_scale)
+            except Exception as e:  # SDPA refuses the shape: a row that says so
+                row["torch_error"] = short(e)
+            if out is not None:
+                def sdpa_bwd():
+                    out.backward(do, retain_graph=True)
+
+                def sdpa_check():
+                    qg.grad = kg.grad = vg.grad = None
+                    sdpa_bwd()
+                    return all(grad_close(t.grad, ref[key]) for t, key in ((qg, "dq"), (kg, "dk"), (vg, "dv")))
+
+                timed(row, "torch", sdpa_bwd, flops, sdpa_check, grad_to_none=[qg, kg, vg])
+                row["torch_impl"] = "SDPA backward"
+            emit(**row)
+            del ref, o, m, delta, dq, dk, dv, qg, kg, vg, out
+        del q, k, v, do, argk
+
+
 # ------------------------------------------------------------------ softmax
 
 def part_softmax(root):
@@ -476,6 +591,8 @@ if __name__ == "__main__":
                 part_matmul(args.root)
             elif part in ("attention_v1", "attention_v2"):
                 part_attention(args.root, part)
+            elif part == "attention_bwd":
+                part_attention_bwd(args.root)
             elif part == "softmax":
                 part_softmax(args.root)
             elif part == "layernorm":
