@@ -323,6 +323,23 @@ public:
   std::map<const ir::Op *, const ir::Op *> ownA;
   std::map<const ir::Op *, llvm::Value *> ownABase;
   std::map<const ir::Op *, int64_t> ownAAt;
+  /// Per staged A value: its buffer, kept after its loop while a later loop
+  /// of the same block stages the same value (the causal attention
+  /// backward's k and v, read by a masked and an unmasked loop), which then
+  /// reads it instead of staging it again (its registers die at the first).
+  struct StagedA {
+    llvm::Value *base;
+    int64_t at, end;
+    const ir::Block *block;
+    bool written;
+  };
+  std::map<const ir::Value *, StagedA> stagedA;
+  std::set<const ir::Op *> releasedLoops;
+  /// The buffer of dot's own A (reserved at its loop's first ring, below
+  /// the rings, or at the loop): an earlier loop's of the same value in the
+  /// same block, else a new one.
+  StagedA &ownABuffer(const ir::Op &dot, const ir::Op &loop);
+  void reserveInvariantOperands(const ir::Op &loop);
   void planInvariantOperands(ir::Op &loop);
   void stageInvariantOperands(const ir::Op &loop);
   /// Off in the emission that retries a kernel whose buffers did not fit.

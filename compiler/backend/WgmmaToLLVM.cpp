@@ -647,7 +647,19 @@ void Emitter::releaseRings(const ir::Op &loop) {
     for (const ir::Op *dot : it->second)
       if (auto at = ringAt.find(dot); at != ringAt.end()) first = std::min(first, at->second);
   if (own != ownAAt.end()) first = std::min(first, own->second);
-  dotBufferTop = first;   // the rings were the last buffers reserved: their copies started just before the loop
+  // a staged A that a later loop of its block stages too stays reserved
+  // (stagedA; the buffers above it were reserved after it)
+  releasedLoops.insert(&loop);
+  int64_t kept = 0;
+  for (auto s = stagedA.begin(); s != stagedA.end();) {
+    bool later = s->second.at >= first && std::any_of(ownA.begin(), ownA.end(), [&](const auto &d) {
+      return d.first->operands[0] == s->first && d.second->parent == s->second.block && !releasedLoops.count(d.second);
+    });
+    if (later) kept = std::max(kept, s->second.end);
+    if (s->second.at >= first && !later) s = stagedA.erase(s);
+    else ++s;
+  }
+  dotBufferTop = std::max(first, kept);   // the rings were the last buffers reserved: their copies started just before the loop
   ringsReleased |= dotBufferTop == 0;
 }
 
@@ -841,9 +853,11 @@ void Emitter::stageInvariantOperands(const ir::Op &loop) {
   for (const auto &[dot, l] : ownA) {
     if (l != &loop) continue;
     const Geometry geo = geometry(*this, *dot);
-    if (!ownAAt.count(&loop)) ownAAt[&loop] = dotBufferTop;
-    llvm::Value *base = dotBuffers(geo.aBytes(), dot->loc);
-    ownABase[dot] = base;
+    StagedA &buf = ownABuffer(*dot, loop);
+    ownABase[dot] = buf.base;
+    if (buf.written) continue;   // staged for an earlier loop, or for an earlier dot of this one
+    buf.written = true;
+    llvm::Value *base = buf.base;
     Tiles tiles{*this, geo, opts.numWarps};
     stageTile(*this, geo, dot->operands[0], base, 0, geo.aMNMajor ? 0 : 1,
               [&](llvm::Value *L, llvm::Value *k) { return tiles.offsetA(L, k); });
@@ -853,6 +867,24 @@ void Emitter::stageInvariantOperands(const ir::Op &loop) {
   // st.shared (generic proxy) before wgmma's reads (async proxy), in every warp
   inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
   barrier();
+}
+
+Emitter::StagedA &Emitter::ownABuffer(const ir::Op &dot, const ir::Op &loop) {
+  auto staged = stagedA.find(dot.operands[0]);
+  if (staged == stagedA.end() || staged->second.block != loop.parent) {
+    int64_t at = dotBufferTop;
+    usedOwnOperands = true;   // (buffers that do not fit: the kernel is emitted again without them)
+    llvm::Value *base = dotBuffers(geometry(*this, dot).aBytes(), dot.loc);
+    staged = stagedA.insert_or_assign(dot.operands[0], StagedA{base, at, dotBufferTop, loop.parent, false}).first;
+  }
+  auto at = ownAAt.find(&loop);
+  ownAAt[&loop] = at == ownAAt.end() ? staged->second.at : std::min(at->second, staged->second.at);
+  return staged->second;
+}
+
+void Emitter::reserveInvariantOperands(const ir::Op &loop) {
+  for (const auto &[dot, l] : ownA)
+    if (l == &loop) ownABuffer(*dot, loop);
 }
 
 bool Emitter::wgmmaAccDot(const ir::Op &o) const {
@@ -1039,6 +1071,10 @@ bool Emitter::ringFits(const ir::Op &dot, int64_t slots) {
 
 llvm::Value *Emitter::ringRegion(const ir::Op &consumer, int64_t bytes, Location loc) {
   if (!ringBase.count(&consumer)) {   // before the loop
+    // the loop's own A buffers go below its rings, so that they can stay
+    // reserved for a later loop when the rings are given back
+    const ir::Op *loop = consumer.parent && consumer.parent->parent ? consumer.parent->parent->parent : nullptr;
+    if (loop) reserveInvariantOperands(*loop);
     ringAt[&consumer] = dotBufferTop;
     ringBase[&consumer] = dotBuffers(ringSlots.at(&consumer) * bytes, loc);
   }
