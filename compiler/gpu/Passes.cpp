@@ -19,7 +19,7 @@ void registerPasses() {
     transforms::registerPass({"tile-fp8-dots", "an fp8 dot that does not run as wgmma reads f16 operands (exact)",
                               [](const transforms::PassTarget &t) { return fp8DotsPass(t.numWarps, t.arch); }});
     transforms::registerPass({"tile-permute-loads", "a wgmma dot's permuted load loads permuted pointers",
-                              [](const transforms::PassTarget &t) { return permuteLoadsPass(t.numWarps, t.arch); }});
+                              [](const transforms::PassTarget &t) { return permuteLoadsPass(t.numWarps, t.numStages, t.arch); }});
     transforms::registerPass({"tile-pipeline", "issue loop loads num_stages - 1 iterations ahead",
                               [](const transforms::PassTarget &t) {
                                 PipelineTarget target{t.numStages, t.numWarps, t.arch};

@@ -13,7 +13,7 @@ using namespace ir;
 namespace {
 
 struct Target {
-  int numWarps;
+  int numWarps, numStages;
   const std::string &arch;
 };
 
@@ -39,6 +39,35 @@ bool inLoopBody(const Block &blk) {
   return blk.parent && blk.parent->parent && blk.parent->parent->kind == OpKind::For;
 }
 
+int64_t tileBytes(const Value *v) { return v->type.numElements() * byteSize(v->type.elem.scalar); }
+
+/// Whether the loop whose body holds `ld` keeps its wgmma operands in
+/// shared memory with one more tile an iteration (the second load): its
+/// loads that feed wgmma dots (directly or through a permute) in rings of
+/// num_stages slots, the dots' A tiles defined before the loop in buffers
+/// of their own, and 32 KiB for the rest of the body. Where they would not
+/// fit, the back end would give up the invariant buffers (restaged every
+/// iteration) or the rings: the load then stays shared (the attention
+/// backward's dkdv at HEAD_DIM 128 on 5 stages).
+bool roomForSecondLoad(const Op &ld, const Target &t) {
+  const Block &body = *ld.parent;
+  const Op &loop = *body.parent->parent;
+  int64_t stages = loop.hasAttr("num_stages") ? loop.intAttr("num_stages") : t.numStages;
+  // (the permuted use of a shared load counts as the second load it gets)
+  int64_t perStage = 0, invariant = 0;
+  for (auto &o : body.ops) {
+    if (o->kind != OpKind::Dot || !dotRunsOnWgmma(*o, t.numWarps, t.arch)) continue;
+    for (size_t i = 0; i < 2; ++i) {
+      const Value *v = o->operands[i];
+      if (v->def && v->def->kind == OpKind::Permute) v = v->def->operands[0];
+      bool outside = v->isBlockArg() ? v->owner != &body : v->def->parent != &body;
+      if (i == 0 && outside) invariant += tileBytes(v);
+      else if (!outside && v->def && v->def->kind == OpKind::Load) perStage += tileBytes(v);
+    }
+  }
+  return invariant + stages * perStage + 32 * 1024 <= sharedMemoryLimit(t.arch);
+}
+
 /// The load that `perm` permutes, when the rewrite applies to it; `shared`
 /// tells whether the load has other uses too (then it stays, and the
 /// permuted load is a second one).
@@ -48,7 +77,7 @@ Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Targe
   auto lu = uses.find(ld->result()), pu = uses.find(perm.result());
   if (lu == uses.end() || pu == uses.end() || pu->second != 1) return nullptr;
   shared = lu->second != 1;
-  if (shared && !inLoopBody(*ld->parent)) return nullptr;
+  if (shared && (!inLoopBody(*ld->parent) || !roomForSecondLoad(*ld, t))) return nullptr;
   return feedsWgmma(perm.result(), *perm.parent, t) ? ld : nullptr;
 }
 
@@ -72,8 +101,8 @@ Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
 
 } // namespace
 
-bool permuteLoads(Function &fn, int numWarps, const std::string &arch) {
-  Target t{numWarps, arch};
+bool permuteLoads(Function &fn, int numWarps, int numStages, const std::string &arch) {
+  Target t{numWarps, numStages, arch};
   std::map<const Value *, int> uses = countUses(fn);
   Rewriter rw(fn);
   rw.walk([&](Op &op) {
@@ -88,8 +117,9 @@ bool permuteLoads(Function &fn, int numWarps, const std::string &arch) {
   return rw.changed;
 }
 
-transforms::Pass permuteLoadsPass(int numWarps, const std::string &arch) {
-  return {"tile-permute-loads", [numWarps, arch](Function &fn) { return permuteLoads(fn, numWarps, arch); }};
+transforms::Pass permuteLoadsPass(int numWarps, int numStages, const std::string &arch) {
+  return {"tile-permute-loads",
+          [numWarps, numStages, arch](Function &fn) { return permuteLoads(fn, numWarps, numStages, arch); }};
 }
 
 } // namespace tile::gpu

@@ -13,6 +13,10 @@
 // each load then has one dot to feed and takes that dot's cp.async ring
 // (the second read of the tile hits L2); a tile read in registers by both
 // dots would be staged through shared memory twice an iteration instead.
+// Only where the loop's rings (num_stages slots of each wgmma operand tile)
+// and its invariant A buffers still fit in shared memory with the second
+// one: else the back end would give up the A buffers (restaging them every
+// iteration), far worse than the shared load's staging.
 //
 // Only for a dot that runs as wgmma (dotRunsOnWgmma: num_warps, arch): on
 // the mma.sync path, and for any other user (a transposed store), permuting
@@ -30,7 +34,7 @@
 namespace tile::gpu {
 
 /// Returns true when the function changed.
-bool permuteLoads(ir::Function &fn, int numWarps, const std::string &arch);
-transforms::Pass permuteLoadsPass(int numWarps, const std::string &arch);
+bool permuteLoads(ir::Function &fn, int numWarps, int numStages, const std::string &arch);
+transforms::Pass permuteLoadsPass(int numWarps, int numStages, const std::string &arch);
 
 } // namespace tile::gpu
