@@ -3,7 +3,8 @@ against a float64 reference: the relative error ||C - ref||_F / ||ref||_F
 of each saved C, PASS or FAIL against its dtype's tolerance.
 
 matmul_sizes.tile saves, in one directory,
-  DTYPE_MxNxK_a.npy, DTYPE_MxNxK_b.npy    (bfloat16: raw bits as uint16)
+  DTYPE_MxNxK_a.npy, DTYPE_MxNxK_b.npy    (bfloat16: raw bits as uint16;
+                                           float8_e4m3fn: raw bytes as uint8)
   DTYPE_MxNxK_c_BMxBNxBKwW.npy            (float32, one per block config)
 The reference A @ B is computed once per dtype and shape, in float64: with
 torch on the GPU when torch and a GPU are there, else with numpy on the CPU.
@@ -25,9 +26,25 @@ Tolerances (relative Frobenius error; triton_side.py uses the same ones):
   about 3e-4; truncation (operands passed to the tensor core unrounded)
   about 8e-4, mostly a bias of the products toward zero. 2e-3 leaves 2.5x
   over truncation and fails bf16-precision operands (about 3e-3).
+- float8_e4m3fn inputs (4-bit significands), f32 accumulation and C: the
+  products are exact, but Hopper's fp8 MMAs (wgmma ... e4m3) keep fewer
+  bits than f32 while they add (Triton's max_num_imprecise_acc; tile's fp8
+  dots are the same instructions, docs/language.md "fp8"), an error that
+  grows with K: on the H200 the idioms' fp8 matmul missed the f16 bound
+  (rtol 2e-3, atol 2e-3 sqrt(K), elementwise) at 4096^3, e.g. 171.25 for
+  171.82, under tile and Triton alike, and Triton's 8192^3 result missed
+  even 1e-2 there (bench/results/fp8-h200-2026-12-04-session17.md). 1e-2
+  is the idioms' fp8 bound (bench/gpu/idioms/matmul.tile tolerance(),
+  triton_idioms.py), here on the Frobenius norm like the other dtypes: it
+  measures an error spread over all of C, as the accumulation's is, and
+  lets a few wrong elements through, but fails what a kernel bug gives: a
+  K block missed or added (at least sqrt(BK/K) = 0.125 at K = 8192, BK =
+  128), one output tile of garbage (0.016 for 64 x 128 of 8192^2), bytes
+  read as another format (order 1).
 - A C stored in a narrower type (cuBLAS via torch.matmul returns f16/bf16 C
-  for f16/bf16 inputs) adds its rounding: at most the unit roundoff in the
-  Frobenius norm (2^-11 for f16, 2^-8 for bf16).
+  for f16/bf16 inputs; torch._scaled_mm, cuBLASLt's fp8 GEMM, f16 C here)
+  adds its rounding: at most the unit roundoff in the Frobenius norm
+  (2^-11 for f16, 2^-8 for bf16).
 
 usage: python3 check_matmul.py DIR [--bench TILEC_BENCH_OUTPUT]
 """
@@ -43,10 +60,10 @@ try:
 except ImportError:  # a machine without torch: the numpy reference
     torch = None
 
-ACCUMULATION_TOL = {"float16": 1e-4, "bfloat16": 1e-4, "float32": 2e-3}
+ACCUMULATION_TOL = {"float16": 1e-4, "bfloat16": 1e-4, "float32": 2e-3, "float8_e4m3fn": 1e-2}
 OUTPUT_ROUNDING = {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 0.0}
 
-C_FILE = re.compile(r"^(float16|bfloat16|float32)_(\d+)x(\d+)x(\d+)_c_(\d+)x(\d+)x(\d+)w(\d+)\.npy$")
+C_FILE = re.compile(r"^(float16|bfloat16|float32|float8_e4m3fn)_(\d+)x(\d+)x(\d+)_c_(\d+)x(\d+)x(\d+)w(\d+)\.npy$")
 BENCH_CASE = re.compile(r"^case: sizes matmul (\w+) (\d+) (\d+) (\d+) (\d+) (\d+) (\d+) warps (\d+)")
 
 
@@ -61,11 +78,40 @@ def passes(rel_err, tol):
     return bool(rel_err <= tol)
 
 
+def e4m3fn_values():
+    """The float64 value of each of the 256 float8_e4m3fn bytes (OCP e4m3fn:
+    sign, 4 exponent bits with bias 7, 3 mantissa bits; exponent 0 is
+    subnormal, m/8 * 2^-6; no infinities; 0x7f and 0xff are NaN), computed
+    exactly: every value is a small integer times a power of two."""
+    values = np.empty(256, dtype=np.float64)
+    for byte in range(256):
+        sign = -1.0 if byte & 0x80 else 1.0
+        exp = (byte >> 3) & 0xF
+        man = byte & 0x7
+        if exp == 0xF and man == 0x7:
+            values[byte] = np.nan
+        elif exp == 0:
+            values[byte] = sign * man * 2.0 ** (-6 - 3)
+        else:
+            values[byte] = sign * (8 + man) * 2.0 ** (exp - 7 - 3)
+    return values
+
+
+E4M3FN = e4m3fn_values()
+# the format's landmarks: 1.0, its largest, smallest normal and subnormal
+assert E4M3FN[0x38] == 1.0 and E4M3FN[0x7E] == 448.0 and E4M3FN[0xFE] == -448.0
+assert E4M3FN[0x08] == 2.0 ** -6 and E4M3FN[0x01] == 2.0 ** -9 and E4M3FN[0x80] == 0.0
+assert np.isnan(E4M3FN[0x7F]) and np.isnan(E4M3FN[0xFF]) and np.isnan(E4M3FN).sum() == 2
+
+
 def load_matrix(path, dtype):
-    """A saved matrix as float32 numpy; bfloat16's uint16 bits widened."""
+    """A saved matrix as float32 numpy; bfloat16's uint16 bits widened,
+    float8_e4m3fn's bytes decoded (exact: every e4m3fn value is an f32)."""
     m = np.load(path)
     if dtype == "bfloat16" and m.dtype == np.uint16:
         return (m.astype(np.uint32) << 16).view(np.float32)
+    if dtype == "float8_e4m3fn" and m.dtype == np.uint8:
+        return E4M3FN.astype(np.float32)[m]
     return m.astype(np.float32, copy=False)
 
 

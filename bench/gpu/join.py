@@ -1,7 +1,8 @@
 """join.py - joins tilec bench output and triton_side.py's JSON lines into
 one markdown table, case by case; with --sizes and --check, also one table
 per dtype of the seed matmul over matmul_sizes.tile's shapes and configs
-(tile, Triton, cuBLAS, and each result's relative error against float64).
+(tile, Triton, cuBLAS or, for fp8, cuBLASLt through torch._scaled_mm, and
+each result's relative error against float64).
 
 usage: join.py TILE_BENCH.txt TRITON.jsonl [--sizes SIZES_BENCH.txt] [--check CHECK.txt]
 
@@ -123,22 +124,26 @@ def sizes_tables(tile, checked, triton_rows):
     cub = {(r["dtype"], r["shape"]): r for r in triton_rows if r["impl"] == "cublas"}
     keys = list(tile) + [k for k in tri if k not in tile]
     footnotes = []
-    for dtype in ("float16", "bfloat16", "float32"):
+    cub_marks = {}  # (dtype, shape): the footnote of its cuBLAS row's error or note
+    for dtype in ("float16", "bfloat16", "float32", "float8_e4m3fn"):
         rows = sorted({k for k in keys if k[0] == dtype}, key=lambda k: (shape_order(k[1]), keys.index(k)))
         if not rows:
             continue
         out_dtype = next((r.get("out_dtype") for (d, _), r in cub.items() if d == dtype), dtype)
-        what = "tf32 dots" if dtype == "float32" else "f32 accumulation"
+        fp8 = dtype == "float8_e4m3fn"
+        what = {"float32": "tf32 dots", "float8_e4m3fn": "B K-major, f32 accumulation"}.get(dtype, "f32 accumulation")
+        cub_name = "cuBLASLt" if fp8 else "cuBLAS"
+        cub_what = "cuBLASLt (torch._scaled_mm, unit scales)" if fp8 else "cuBLAS"
         print(f"\n### Seed matmul, {dtype} inputs ({what}; tile and Triton store C in float32, "
-              f"cuBLAS in {out_dtype})\n")
+              f"{cub_what} in {out_dtype})\n")
         tols = sorted({c[1] for k, c in checked.items() if k[0] == dtype and c[1] != "-"} |
                       {f"{r['tol']:.1e}" for k, r in tri.items() if k[0] == dtype and "tol" in r})
         cub_tol = next((f"{r['tol']:.1e}" for (d, _), r in cub.items() if d == dtype and "tol" in r), "-")
         rounding = f", with C's rounding to {out_dtype}" if out_dtype != "float32" else ""
         print(f"Relative Frobenius error against float64; tolerance {', '.join(tols) or '-'} "
-              f"(cuBLAS: {cub_tol}{rounding}).\n")
-        print("| M x N x K | BM x BN x BK, warps | tile TFLOP/s | Triton TFLOP/s | tile/Triton | cuBLAS TFLOP/s "
-              "| tile rel. err | Triton rel. err | cuBLAS rel. err |")
+              f"({cub_name}: {cub_tol}{rounding}).\n")
+        print(f"| M x N x K | BM x BN x BK, warps | tile TFLOP/s | Triton TFLOP/s | tile/Triton | {cub_name} TFLOP/s "
+              f"| tile rel. err | Triton rel. err | {cub_name} rel. err |")
         print("|---|---|---|---|---|---|---|---|---|")
         for key in rows:
             _, shape, cfg = key
@@ -153,6 +158,13 @@ def sizes_tables(tile, checked, triton_rows):
                 tr_cell = f"{tr['tflops']:.1f}" if "tflops" in tr else "not run"
             ratio = f"{t / tr['tflops']:.2f}" if t and "tflops" in tr else ""
             cb_cell = f"{cb['tflops']:.1f}" if "tflops" in cb else ""
+            cb_note = cb.get("error") or cb.get("note")
+            if cb_note:
+                if (dtype, shape) not in cub_marks:
+                    footnotes.append(f"{dtype} {shape}: {cub_name} {cb_note}")
+                    cub_marks[(dtype, shape)] = len(footnotes)
+                mark = cub_marks[(dtype, shape)]
+                cb_cell = f"{cb_cell} [{mark}]" if cb_cell else f"failed [{mark}]"
             c = checked.get(key)
             t_err = err_cell(c[0], c[2] == "PASS") if c else ("not checked" if key in tile else "")
             if c and c[2] == "MISSING":
@@ -168,7 +180,8 @@ def sizes_tables(tile, checked, triton_rows):
     print(f"\nTimes: tile, CUDA events around each of {reps} launches after 5 warm-ups, median (L2 warm); "
           "Triton and cuBLAS, triton.testing.do_bench median (L2 flushed before each run). "
           "cuBLAS is torch.matmul on the same input dtypes, f32 with allow_tf32=True, "
-          "f16/bf16 without reduced-precision reductions.")
+          "f16/bf16 without reduced-precision reductions; fp8's cuBLASLt is torch._scaled_mm "
+          "(unit tensor-wise scales, f16 C, use_fast_accum off).")
     if footnotes:
         print()
         for i, f in enumerate(footnotes, 1):

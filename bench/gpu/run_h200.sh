@@ -2,7 +2,8 @@
 # run_h200.sh - the GPU benchmark, side by side, in one run on the H200:
 # tile (tilec bench on bench/gpu/cases.tile and matmul_sizes.tile), Triton
 # 3.6 on the same kernel sources and block configs, torch (copy bandwidth,
-# cuBLAS); every matmul_sizes result is checked against float64
+# cuBLAS; for fp8, cuBLASLt through torch._scaled_mm with unit scales);
+# every matmul_sizes result is checked against float64
 # (check_matmul.py; Triton's and cuBLAS's in triton_side.py). Writes the
 # joined tables to $OUT/bench-gpu.md (or stdout) and the raw outputs and
 # per-step times (bench-times.txt) beside it.
@@ -12,8 +13,9 @@
 #            Triton's tutorials under tile, Triton and torch, about 5 min
 #            alone, so `BENCH_PARTS=idioms` is a call of its own; its table
 #            goes to $OUT/idioms/idioms.md and is appended to bench-gpu.md)
-#          SIZES_DIR=/tmp/tile-matmul-sizes (A, B, C .npy files, ~6.5 GB at
-#            peak, deleted after the check; not under OUT: too big to return)
+#          SIZES_DIR=/tmp/tile-matmul-sizes (A, B, C .npy files, ~10 GB at
+#            peak (matmul_sizes.tile counts them), deleted after the check;
+#            not under OUT: too big to return)
 #          BENCH_DEADLINE_S=570 (steps are cut off at this many seconds from
 #            the start, so that the join still runs inside a 10-minute call)
 #
@@ -25,8 +27,11 @@
 # kernel compiles at 0.1-0.3 s, kernels timed 5 + 30 times (under 0.4 s a
 # config even at 8192^3); check_matmul.py about 0.5 min (6.5 GB of .npy
 # read back, float64 GEMMs on the GPU); Triton and cuBLAS about 2 min (65
-# cold Triton compiles at ~1-2 s, do_bench rep=100 ms each). In all about
-# 6-7 min; the deadline stops any step that would push past 570 s.
+# cold Triton compiles at ~1-2 s, do_bench rep=100 ms each). fp8
+# (float8_e4m3fn, 3 configs x 5 shapes, run last on both sides) adds, by
+# estimate, 20 s of tilec bench, a few s of check and 30-40 s of Triton
+# and cuBLASLt. In all about 7-8 min; the deadline stops any step that
+# would push past 570 s.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -72,7 +77,7 @@ if [[ " $parts " == *" sizes "* ]]; then
   cat "$root/dsl_examples/lesson2_matmul.tile" "$root/bench/gpu/matmul_sizes.tile" > "$out/bench_sizes_all.tile"
   rm -rf "$sizes_dir" && mkdir -p "$sizes_dir"
   # One process per dtype: a launch that fails ends only its dtype's cases.
-  for dt in float16 bfloat16 float32; do
+  for dt in float16 bfloat16 float32 float8_e4m3fn; do
     step "tilec bench sizes $dt" "$build/bin/tilec" bench "$out/bench_sizes_all.tile" --reps 30 \
       -D DTYPE="$dt" -D OUT_DIR="$sizes_dir" -D SEED="$seed" >> "$out/bench-sizes.txt" 2>> "$out/bench-sizes.err"
     echo "tilec bench sizes $dt exit $?" >> "$out/bench-tile.err"

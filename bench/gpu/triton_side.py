@@ -8,9 +8,10 @@ Part "seed": vector_add and the seed matmul at the block sizes of
 cases.tile. Part "sizes": the seed matmul at the dtypes, shapes and block
 configs of matmul_sizes.tile (read from that file, so both sides run the
 same list), Triton with the same launch arguments (num_warps included) and
-cuBLAS (torch.matmul, same input dtypes; f32 with tf32 allowed), each
-result's relative error against a float64 reference on fresh random data,
-with check_matmul.py's tolerances. Those rows carry "table": "sizes".
+cuBLAS (torch.matmul, same input dtypes; f32 with tf32 allowed; fp8:
+cuBLASLt through torch._scaled_mm with unit scales), each result's relative
+error against a float64 reference on fresh random data, with
+check_matmul.py's tolerances. Those rows carry "table": "sizes".
 
 usage: python3 triton_side.py REPO_ROOT [--parts seed,sizes]
 """
@@ -90,7 +91,10 @@ def matmul(root):
             emit(case=name, impl="torch (cuBLAS)", ms=ms, tflops=flops / ms / 1e9)
 
 
-SIZES_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
+SIZES_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32,
+                "float8_e4m3fn": torch.float8_e4m3fn}
+SIZES_CONFIGS = {"float16": "CONFIGS_16", "bfloat16": "CONFIGS_16", "float32": "CONFIGS_32",
+                 "float8_e4m3fn": "CONFIGS_8"}  # matmul_sizes.tile's list of each dtype
 SIZES_REP_MS = 100  # do_bench's rep: about 30 runs at 8192^3
 
 
@@ -133,6 +137,49 @@ def sizes_triton(matmul_kernel, a, b, ref, ref_norm, dtype, cfg, base):
     return checked(dict(row, ms=ms, tflops=2 * M * N * K / ms / 1e9), rel_error(c, ref, ref_norm), dtype)
 
 
+def sizes_inputs(dtype, M, N, K):
+    """A and B as matmul_sizes.tile makes them; fp8: randn in f32 rounded to
+    e4m3fn, B K-major (the transpose of an N x K tensor), as Triton's
+    tutorial passes fp8 B and torch._scaled_mm wants it."""
+    if dtype == torch.float8_e4m3fn:
+        a = torch.randn((M, K), device="cuda").to(dtype)
+        return a, torch.randn((N, K), device="cuda").to(dtype).T
+    return torch.randn((M, K), device="cuda", dtype=dtype), torch.randn((K, N), device="cuda", dtype=dtype)
+
+
+def sizes_cublaslt_fp8(a, b, ref, ref_norm, dtype, base):
+    """cuBLASLt's fp8 GEMM: torch._scaled_mm with unit tensor-wise scales,
+    f16 C (as the idioms' fp8 anchor, triton_idioms.py), partial sums
+    promoted (use_fast_accum off, its default). It takes A row-major and B
+    K-major only, and wants K and N multiples of 16 (its mat2 check) where
+    the kernels do not: a shape whose N is not (the ragged 4000x3000x2000)
+    runs as C^T = B^T A^T, the same GEMM with the operands' roles swapped
+    (B^T is the N x K row-major tensor, A^T is K-major), its M a multiple of
+    16 then; C^T is checked transposed."""
+    M, K = a.shape
+    N = b.shape[1]
+    one = torch.tensor(1.0, device="cuda")
+    swapped = N % 16 != 0
+    if not swapped:
+        fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
+    else:
+        bt, at = b.T, a.T
+        fn = lambda: torch._scaled_mm(bt, at, scale_a=one, scale_b=one, out_dtype=torch.float16)  # noqa: E731
+    row = dict(base, impl="cublas", api="torch._scaled_mm", out_dtype="float16")
+    if swapped:
+        row["note"] = f"ran as C^T = B^T A^T (torch._scaled_mm wants N a multiple of 16; N = {N})"
+    try:
+        ms = bench(fn, rep=SIZES_REP_MS)
+        c = fn()
+    except Exception as e:  # e.g. a shape cuBLASLt's fp8 GEMM does not take: a row that says so
+        msg = str(e).strip().splitlines()
+        return dict(row, error=f"{type(e).__name__}: {msg[0] if msg else ''}"[:160])
+    if swapped:
+        c = c.T
+    row.update(ms=ms, tflops=2 * M * N * K / ms / 1e9)
+    return checked(row, rel_error(c, ref, ref_norm), dtype, "float16")
+
+
 def sizes_cublas(a, b, ref, ref_norm, dtype, base):
     M, K = a.shape
     N = b.shape[1]
@@ -161,19 +208,21 @@ def sizes(root, dtypes=None, only=0):
         for name, dtype in SIZES_DTYPES.items():
             if dtypes and name not in dtypes:
                 continue
-            configs = cases["CONFIGS_32"] if name == "float32" else cases["CONFIGS_16"]
+            configs = cases[SIZES_CONFIGS[name]]
             shapes = cases["SHAPES"]
             if only:
                 shapes = ((only, only, only),) if only > 0 else shapes[-1:]   # --only -1: the ragged shape
             for M, N, K in shapes:
-                a = torch.randn((M, K), device="cuda", dtype=dtype)
-                b = torch.randn((K, N), device="cuda", dtype=dtype)
+                a, b = sizes_inputs(dtype, M, N, K)
                 ref = torch.matmul(a.double(), b.double())
                 ref_norm = torch.linalg.vector_norm(ref).item()
                 base = dict(table="sizes", dtype=name, shape=f"{M}x{N}x{K}")
-                for cfg in configs + (TRITON_ONLY_16 if name != "float32" else ()):
+                for cfg in configs + (TRITON_ONLY_16 if name in ("float16", "bfloat16") else ()):
                     emit(**sizes_triton(matmul_kernel, a, b, ref, ref_norm, name, cfg, base))
-                emit(**sizes_cublas(a, b, ref, ref_norm, name, base))
+                if dtype == torch.float8_e4m3fn:
+                    emit(**sizes_cublaslt_fp8(a, b, ref, ref_norm, name, base))
+                else:
+                    emit(**sizes_cublas(a, b, ref, ref_norm, name, base))
                 del a, b, ref
                 torch.cuda.empty_cache()
     finally:
