@@ -470,12 +470,15 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
 
 namespace {
 
+/// A thread's base along a dim (gpu::DimBase's formula; warp's term alone
+/// for lane 0).
+int64_t baseAt(const gpu::DimBase &db, int64_t lane, int64_t warp) {
+  return ((lane / db.laneDiv) % db.laneMod) * db.laneMul + ((warp / db.warpDiv) % db.warpMod) * db.warpMul;
+}
+
 /// The coordinate along dim d of register `reg` of thread (lane, warp).
 int64_t coordAt(const Dist &d, size_t dim, int64_t lane, int64_t warp, size_t reg) {
-  const gpu::DimBase &db = d.bases[dim];
-  int64_t c = ((lane / db.laneDiv) % db.laneMod) * db.laneMul + ((warp / db.warpDiv) % db.warpMod) * db.warpMul +
-              d.offsets[reg][dim];
-  return c % d.shape[dim];
+  return (baseAt(d.bases[dim], lane, warp) + d.offsets[reg][dim]) % d.shape[dim];
 }
 
 /// The lane that, in `from`'s register `reg`, holds the element whose
@@ -485,8 +488,7 @@ int64_t laneHolding(const Dist &from, const std::vector<int64_t> &x, int64_t war
   int64_t lane = 0;
   for (size_t d = 0; d < x.size(); ++d) {
     const gpu::DimBase &db = from.bases[d];
-    int64_t w = ((warp / db.warpDiv) % db.warpMod) * db.warpMul;
-    int64_t part = ((x[d] - w - from.offsets[reg][d]) % from.shape[d] + from.shape[d]) % from.shape[d];
+    int64_t part = ((x[d] - baseAt(db, 0, warp) - from.offsets[reg][d]) % from.shape[d] + from.shape[d]) % from.shape[d];
     if (db.laneMod <= 1 || db.laneMul == 0) {
       if (part) return -1;
       continue;
@@ -497,8 +499,6 @@ int64_t laneHolding(const Dist &from, const std::vector<int64_t> &x, int64_t war
   return lane < 32 ? lane : -1;
 }
 
-bool powerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 } // namespace
 
 std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, const Dist &to) {
@@ -507,19 +507,17 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
   llvm::Type *ty = r[0]->getType();
   unsigned bits = ty->getPrimitiveSizeInBits();
   if (bits == 0 || bits > 32 || ty->isVectorTy()) return std::nullopt;
-  for (int64_t s : to.shape)
-    if (!powerOfTwo(s)) return std::nullopt;
   // for each `to` register: the `from` register that every thread reads,
   // checked by evaluating the lane formula for every thread at compile time
   int W = opts.numWarps;
   std::vector<size_t> source(to.numRegs());
+  std::vector<int64_t> x(rank);
   for (size_t j = 0; j < to.numRegs(); ++j) {
     bool found = false;
     for (size_t s = 0; s < from.numRegs() && !found; ++s) {
       bool ok = true;
       for (int64_t w = 0; w < W && ok; ++w)
         for (int64_t l = 0; l < 32 && ok; ++l) {
-          std::vector<int64_t> x(rank);
           for (size_t d = 0; d < rank; ++d) x[d] = coordAt(to, d, l, w, j);
           int64_t src = laneHolding(from, x, w, s);
           for (size_t d = 0; d < rank && ok; ++d) ok = src >= 0 && coordAt(from, d, src, w, s) == x[d];
@@ -532,6 +530,7 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
     if (!found) return std::nullopt;
   }
   // the same formula at run time, from each `to` register's coordinates
+  // (shapes are powers of two, as coords() assumes)
   auto crd = coords(to);
   llvm::Type *i32t = b.getInt32Ty();
   Regs out;
@@ -541,7 +540,9 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
     for (size_t d = 0; d < rank; ++d) {
       const gpu::DimBase &db = from.bases[d];
       if (db.laneMod <= 1 || db.laneMul == 0) continue;
-      llvm::Value *w = b.CreateMul(b.CreateURem(b.CreateUDiv(warp, i32(db.warpDiv)), i32(db.warpMod)), i32(db.warpMul));
+      gpu::DimBase warpTerm = db;
+      warpTerm.laneMul = 0;
+      llvm::Value *w = threadCoord(warpTerm);
       llvm::Value *part = b.CreateAnd(b.CreateSub(b.CreateSub(crd[j][d], w), i32(from.offsets[s][d])),
                                       i32(from.shape[d] - 1));
       srcLane = b.CreateAdd(srcLane, b.CreateMul(b.CreateUDiv(part, i32(db.laneMul)), i32(db.laneDiv)));

@@ -652,12 +652,15 @@ void Emitter::releaseRings(const ir::Op &loop) {
   releasedLoops.insert(&loop);
   int64_t kept = 0;
   for (auto s = stagedA.begin(); s != stagedA.end();) {
-    bool later = s->second.at >= first && std::any_of(ownA.begin(), ownA.end(), [&](const auto &d) {
+    bool later = std::any_of(ownA.begin(), ownA.end(), [&](const auto &d) {
       return d.first->operands[0] == s->first && d.second->parent == s->second.block && !releasedLoops.count(d.second);
     });
-    if (later) kept = std::max(kept, s->second.end);
-    if (s->second.at >= first && !later) s = stagedA.erase(s);
-    else ++s;
+    if (s->second.at < first || later) {   // below this loop's buffers, or still to be read
+      if (s->second.at >= first) kept = std::max(kept, s->second.end);
+      ++s;
+    } else {
+      s = stagedA.erase(s);
+    }
   }
   dotBufferTop = std::max(first, kept);   // the rings were the last buffers reserved: their copies started just before the loop
   ringsReleased |= dotBufferTop == 0;
@@ -1065,7 +1068,7 @@ void Emitter::planRingOperands(ir::Op &loop) {
 bool Emitter::ringFits(const ir::Op &dot, int64_t slots) {
   // the slots (up to kRingAlign of alignment: 1024-byte atoms) and, when
   // the body exchanges through the scratch region too, room for that
-  int64_t scratch = usesScratchBesides(*this, *dot.parent, &dot) ? 32 * 1024 : 0;
+  int64_t scratch = usesScratchBesides(*this, *dot.parent, &dot) ? gpu::kScratchReserve : 0;
   return slots * geometry(*this, dot).bytes() + kRingAlign + scratch <= sharedLimit();
 }
 

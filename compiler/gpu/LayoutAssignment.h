@@ -74,6 +74,9 @@ bool isByteDot(const ir::Op &dot);
 int64_t sharedMemoryLimit(const std::string &arch);
 /// Shared memory of one SM (all its programs, 1 KiB reserved for each).
 int64_t sharedMemoryPerSM(const std::string &arch);
+/// Room a loop's operand rings leave for the rest of its body's shared
+/// memory (layout conversions, reductions) when the body has any.
+constexpr int64_t kScratchReserve = 32 * 1024;
 
 /// #blocked<[1, 2], [8, 4], [W, 1], [1, 0]>: lane l of warp w holds rows
 /// 8w + l/4 + 8W*i and column pairs 2(l%4) + 8j. Each m64 wgmma block's

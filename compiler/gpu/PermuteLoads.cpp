@@ -45,7 +45,7 @@ int64_t tileBytes(const Value *v) { return v->type.numElements() * byteSize(v->t
 /// shared memory with one more tile an iteration (the second load): its
 /// loads that feed wgmma dots (directly or through a permute) in rings of
 /// num_stages slots, the dots' A tiles defined before the loop in buffers
-/// of their own, and 32 KiB for the rest of the body. Where they would not
+/// of their own, and kScratchReserve for the rest of the body. Where they would not
 /// fit, the back end would give up the invariant buffers (restaged every
 /// iteration) or the rings: the load then stays shared (the attention
 /// backward's dkdv at HEAD_DIM 128 on 5 stages).
@@ -65,7 +65,7 @@ bool roomForSecondLoad(const Op &ld, const Target &t) {
       else if (!outside && v->def && v->def->kind == OpKind::Load) perStage += tileBytes(v);
     }
   }
-  return invariant + stages * perStage + 32 * 1024 <= sharedMemoryLimit(t.arch);
+  return invariant + stages * perStage + kScratchReserve <= sharedMemoryLimit(t.arch);
 }
 
 /// The load that `perm` permutes, when the rewrite applies to it; `shared`
