@@ -413,6 +413,19 @@ public:
   /// The dots of loop (none in flight) with A from registers whose B goes
   /// by cp.async into a ring of their own (WgmmaToLLVM.cpp).
   void planRingOperands(ir::Op &loop);
+  void planRingOperandsOf(ir::Op &loop);
+  /// Ring aliases (Triton's memdesc_trans): a dot whose B is tl.trans of
+  /// a ring dot's carried B tile (the attention backward's qᵀ and do, read
+  /// by two dots each) reads that dot's ring slot through a descriptor of
+  /// the other operand order, with no copy, wait or barrier of its own;
+  /// per such dot: the ring's owner. `aliasPermutes` are the permutes
+  /// between them (no registers), `aliasCandidates` (the carried tile: its
+  /// permute) those planRingOperands tries.
+  std::map<const ir::Op *, const ir::Op *> ringAlias;
+  std::set<const ir::Op *> aliasPermutes;
+  std::map<const ir::Value *, const ir::Op *> aliasCandidates;
+  void planRingAliases(ir::Op &loop);
+  void keepRingAliases(const ir::Op &loop);
   /// Whether a ring of `slots` slots of the dot's tiles fits in shared memory.
   bool ringFits(const ir::Op &dot, int64_t slots);
   /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.

@@ -73,6 +73,7 @@ void Emitter::emitViaShared(ir::Op &op) {
     return;
   }
   if (op.kind == ir::OpKind::Permute) {
+    if (aliasPermutes.count(&op)) return defineVirtual(r);   // a ring alias's B: its owner's tile in shared memory
     // Result dim i is input dim order[i].
     const auto &order = op.intsAttr("order");
     std::vector<int> dimMap(order.begin(), order.end());

@@ -221,7 +221,11 @@ struct Tiles {
 bool Emitter::dotWithWgmma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int W = opts.numWarps;
-  const Geometry geo = geometry(*this, op);
+  auto aliasIt = ringAlias.find(&op);
+  const ir::Op *owner = aliasIt != ringAlias.end() && aliasPermutes.count(bv->def) ? aliasIt->second : nullptr;
+  Geometry geo = geometry(*this, op);
+  // a ring alias reads its owner's B tile in the other operand order
+  if (owner) geo.bKMajor = !geometry(*this, *owner).bKMajor;
   if (!gpu::dotRunsOnWgmma(op, W, opts.arch) || !res->type.layout ||
       !res->type.layout->equals(*gpu::wgmmaAccLayout(W, geo.transposed)))
     return false;
@@ -245,6 +249,10 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     llvm::Value *slot = asyncDepth.count(&op) ? b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)))
                                               : loops.back().parity;
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
+  } else if (owner) {   // the owner's slot of this iteration, its B tile
+    const Geometry og = geometry(*this, *owner);
+    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(owner)));
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(owner), b.CreateAdd(b.CreateMul(slot, i32(og.bytes())), i32(og.offB())));
   } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
     llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
     base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
@@ -263,10 +271,10 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     stageTile(*this, geo, v, base, off, along, at);
   };
   bool clean = smemClean;
-  bool async = asyncDots.count(&op) != 0;   // the operands came by cp.async
-  bool waited = asyncWaitedBefore.count(&op) != 0;   // an earlier dot waited for this one's tile
-  if (async && !waited) {   // this iteration's copies are done; later ones may stay in flight
-    asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
+  bool async = asyncDots.count(&op) || owner;   // the operands came by cp.async
+  bool waited = asyncWaitedBefore.count(&op) || owner;   // an earlier dot waited for this one's tile
+  if (async) {   // this iteration's copies are done (or an earlier dot waited); later ones may stay in flight
+    if (!waited) asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
   } else {
     if (!geo.aRegs && !geo.aOwn) stage(a, 0, geo.aMNMajor ? 0 : 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
@@ -295,7 +303,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   if (tf32 && inFlight) convergent(inlinePtx(nullptr, "wgmma.wait_group.sync.aligned 0;", "~{memory}", {}));
   if (!waited) barrier();
   // the scratch region is untouched when the operands have buffers of their own
-  smemClean = (inFlight && !aliasScratch) || asyncWait.count(&op) ? clean : false;
+  smemClean = (inFlight && !aliasScratch) || asyncWait.count(&op) || owner ? clean : false;
 
   // ---- descriptors
   // A descriptor's start field is (address >> 4) in bits 0-13. Shared
@@ -343,7 +351,21 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     llvm::Value *off = b.CreateAdd(b.CreateMul(blk, i32(8 * 8 * S)), i32(kMajorOff(ks, M)));
     return descAt(aBuffer, off, 16, 8 * S, S);
   };
+  // A ring alias: the owner's B tile x (K1 x N1) is this dot's B = xᵀ
+  // (K = N1, N = K1). Owner K-major (8-row atoms of n1 = k, 128-byte rows
+  // of k1 = n, atom (k1 / 64, n1 / 8) at ((k1 / 64) N1 / 8 + n1 / 8) * 1024):
+  // to this dot the same bytes are N-major atoms of 8 k x 64 n, the next 64
+  // n (LBO) N1 / 8 atoms on, the next 8 k (SBO) one atom on. Owner N-major
+  // (atom (k1 / 8, n1 / 64) at ((k1 / 8) N1 / 64 + n1 / 64) * 1024): K-major
+  // rows n = k1, the next 8 rows (SBO) N1 / 64 atoms on, the next 64 k one
+  // atom on. The chunk swizzle is the same in both: c ^ (row % 8).
+  auto aliasDescB = [&](int64_t ks) {
+    const Geometry og = geometry(*this, *owner);
+    if (!geo.bKMajor) return desc(i32(2 * ks * 1024), og.N / 8 * 1024, 1024);
+    return desc(i32((ks / 4) * 1024 + (ks % 4) * 32), 16, og.N / 64 * 1024);
+  };
   auto descB = [&](int64_t ks) {
+    if (owner) return aliasDescB(ks);
     if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S, S);   // a, K-major
     if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S, S);
     return desc(i32(offB + 2 * ks * (N / 64) * 1024), 1024, N / 64 * 1024);
@@ -555,7 +577,7 @@ bool usesScratchBesides(const Emitter &e, const ir::Block &blk, const ir::Op *ex
     case K::ExpandDims: case K::Load: case K::Store: case K::Yield: case K::Condition: case K::InlineAsm:
       break;
     case K::Permute:
-      if (!e.permutesInRegisters(*o)) return true;
+      if (!e.permutesInRegisters(*o) && !e.aliasPermutes.count(o.get())) return true;
       break;
     case K::Reshape: case K::ConvertLayout: case K::Dot: case K::Reduce: case K::Scan:
     case K::AtomicRMW: case K::AtomicCas: case K::For: case K::While: case K::If: case K::Barrier: case K::Print:
@@ -752,6 +774,8 @@ std::vector<size_t> Emitter::carriedChain(ir::Op &loop, const ir::Op &consumer, 
     size_t j = v->index - 1;
     std::vector<const ir::Op *> users, after;
     usesOf(v, body, users);
+    if (auto alias = aliasCandidates.find(v); alias != aliasCandidates.end() && chain.empty())   // planRingAliases
+      users.erase(std::remove(users.begin(), users.end(), alias->second), users.end());
     usesOf(loop.results[j].get(), blk, after);
     ok = users.size() == 1 && users[0] == (chain.empty() ? &consumer : yield) && after.empty() &&
          qualifies(loop.operands[3 + j], blk, &loop) && chain.size() < 8;
@@ -949,10 +973,75 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
     deferredDots.insert(dot);
     deferredCarried.insert({&loop, j});
     if (ringSlots.count(dot)) ringSlots[dot] += 1;
+    // a ring alias's MMAs read its owner's slot: one more there (once)
+    auto alias = ringAlias.find(dot);
+    if (alias != ringAlias.end() && aliasPermutes.count(dot->operands[1]->def) && !deferredDots.count(alias->second))
+      ringSlots[alias->second] += 1;
+  }
+}
+
+void Emitter::planRingAliases(ir::Op &loop) {
+  // dot2 = dot(a2, permute(x)), x a carried tile of the body that only
+  // dot1 (before dot2, as its B) and the permute read, both dots with A
+  // from registers or a buffer of their own, f16/bf16, x's rows whole
+  // 128-byte swizzle rows in dot1's staging (aliasDescB): dot2 may read
+  // dot1's ring. Candidates here (carriedChain lets x have the permute as
+  // a second user); kept where dot1 got its ring (keepRingAliases).
+  ir::Block &body = *loop.regions[0]->block;
+  std::map<const ir::Op *, size_t> at;
+  for (auto &o : body.ops) at[o.get()] = at.size();
+  for (auto &o : body.ops) {
+    const ir::Op *perm = o->operands.size() > 1 ? o->operands[1]->def : nullptr;
+    if (!wgmmaAccDot(*o) || !perm || perm->kind != ir::OpKind::Permute || perm->parent != &body ||
+        o->operands[0] == o->operands[1])
+      continue;
+    const ir::Value *x = perm->operands[0];
+    if (!x->isBlockArg() || x->owner != &body || x->index == 0 || aliasCandidates.count(x)) continue;
+    std::vector<const ir::Op *> xu, pu;
+    usesOf(x, body, xu);
+    usesOf(perm->result(), body, pu);
+    if (pu.size() != 1 || pu[0] != o.get() || xu.size() != 2) continue;
+    const ir::Op *first = xu[0] == perm ? xu[1] : xu[0];
+    if (first == perm || first->parent != &body || !wgmmaAccDot(*first) || first->operands[1] != x ||
+        first->operands[0] == x || at.at(first) > at.at(o.get()))
+      continue;
+    const Geometry g1 = geometry(*this, *first), g2 = geometry(*this, *o);
+    if (!(g1.aRegs || g1.aOwn) || !(g2.aRegs || g2.aOwn) || g1.esize != 2 || g2.esize != 2) continue;
+    if (g1.bKMajor ? g1.rowBytes != 128 || g1.K % 64 || g1.N % 8 : g1.N % 64 || g1.K % 16) continue;
+    ringAlias[o.get()] = first;
+    aliasCandidates[x] = perm;
+  }
+}
+
+void Emitter::keepRingAliases(const ir::Op &loop) {
+  const ir::Block *body = loop.regions[0]->block.get();
+  for (auto it = ringAlias.begin(); it != ringAlias.end();) {
+    const ir::Op *dot = it->first, *owner = it->second;
+    if (dot->parent != body || aliasPermutes.count(dot->operands[1]->def)) {
+      ++it;
+      continue;
+    }
+    const ir::Value *x = dot->operands[1]->def->operands[0];
+    aliasCandidates.erase(x);
+    auto rings = loopRings.find(&loop);
+    bool ringed = rings != loopRings.end() && std::count(rings->second.begin(), rings->second.end(), owner) &&
+                  asyncLoads.count(loop.operands[3 + (x->index - 1)]->def);
+    if (!ringed) {
+      it = ringAlias.erase(it);
+      continue;
+    }
+    aliasPermutes.insert(dot->operands[1]->def);
+    ++it;
   }
 }
 
 void Emitter::planRingOperands(ir::Op &loop) {
+  planRingAliases(loop);
+  planRingOperandsOf(loop);
+  keepRingAliases(loop);
+}
+
+void Emitter::planRingOperandsOf(ir::Op &loop) {
   // dots that read A from registers and wait for their MMAs (attention's
   // q @ kᵀ and p @ v): B by cp.async into a ring of its own (dotBuffers,
   // beside the scratch region the rest of the body uses), one commit

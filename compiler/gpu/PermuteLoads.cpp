@@ -1,6 +1,7 @@
 // PermuteLoads.cpp - the "tile-permute-loads" pass (PermuteLoads.h).
 #include "gpu/PermuteLoads.h"
 
+#include "gpu/AxisInfo.h"
 #include "gpu/LayoutAssignment.h"
 #include "transforms/RewriteUtils.h"
 
@@ -71,13 +72,16 @@ bool roomForSecondLoad(const Op &ld, const Target &t) {
 /// The load that `perm` permutes, when the rewrite applies to it; `shared`
 /// tells whether the load has other uses too (then it stays, and the
 /// permuted load is a second one).
-Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Target &t, bool &shared) {
+Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Target &t, const AxisInfo &axis,
+                 bool &shared) {
   Op *ld = perm.operands[0]->def;
   if (!ld || ld->kind != OpKind::Load || ld->results.size() != 1 || ld->parent != perm.parent) return nullptr;
   auto lu = uses.find(ld->result()), pu = uses.find(perm.result());
   if (lu == uses.end() || pu == uses.end() || pu->second != 1) return nullptr;
   shared = lu->second != 1;
-  if (shared && (!inLoopBody(*ld->parent) || !roomForSecondLoad(*ld, t))) return nullptr;
+  if (shared && (!inLoopBody(*ld->parent) || sharesOperandRing(*ld, axis, t.numWarps, t.arch) ||
+                 !roomForSecondLoad(*ld, t)))
+    return nullptr;
   return feedsWgmma(perm.result(), *perm.parent, t) ? ld : nullptr;
 }
 
@@ -101,14 +105,47 @@ Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
 
 } // namespace
 
+bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch) {
+  const Value *v = ld.result();
+  const Type &type = v->type;
+  if (ld.kind != OpKind::Load || type.rank() != 2 || byteSize(type.elem.scalar) != 2) return false;
+  // the ops of ld's block (at any depth) that read x, once per use
+  auto users = [&](const Value *x) {
+    std::vector<const Op *> out;
+    walk(*ld.parent, [&](const Op &o) {
+      for (const Value *operand : o.operands)
+        if (operand == x) out.push_back(&o);
+    });
+    return out;
+  };
+  auto wgmmaB = [&](const Op *o, const Value *x) {
+    return o->kind == OpKind::Dot && o->parent == ld.parent && o->operands[1] == x && o->operands[0] != x &&
+           dotRunsOnWgmma(*o, numWarps, arch);
+  };
+  std::vector<const Op *> u = users(v);
+  if (u.size() != 2) return false;
+  const Op *perm = u[0]->kind == OpKind::Permute ? u[0] : u[1], *dot = perm == u[0] ? u[1] : u[0];
+  if (perm->kind != OpKind::Permute || perm->parent != ld.parent || perm->intsAttr("order") != std::vector<int64_t>{1, 0} ||
+      !wgmmaB(dot, v))
+    return false;
+  std::vector<const Op *> pu = users(perm->result());
+  if (pu.size() != 1 || !wgmmaB(pu[0], perm->result())) return false;
+  const Value *mask = ld.operands.size() > 1 ? ld.operands[1] : nullptr;
+  for (int along = 0; along < 2; ++along)
+    if (axis.vectorWidth(ld.operands[0], mask, along) >= 8)
+      return type.shape[size_t(along)] % 64 == 0 && type.shape[size_t(1 - along)] % 8 == 0;
+  return false;
+}
+
 bool permuteLoads(Function &fn, int numWarps, int numStages, const std::string &arch) {
   Target t{numWarps, numStages, arch};
   std::map<const Value *, int> uses = countUses(fn);
+  AxisInfo axis = analyzeAxisInfo(fn);
   Rewriter rw(fn);
   rw.walk([&](Op &op) {
     if (op.kind != OpKind::Permute) return;
     bool shared = false;
-    Op *ld = permutedLoad(op, uses, t, shared);
+    Op *ld = permutedLoad(op, uses, t, axis, shared);
     if (!ld) return;
     rw.replaceOp(op, {loadPermuted(rw, op, *ld)});
     if (!shared) rw.erase(*ld);

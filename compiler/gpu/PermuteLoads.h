@@ -18,6 +18,11 @@
 // one: else the back end would give up the A buffers (restaging them every
 // iteration), far worse than the shared load's staging.
 //
+// Not where one cp.async ring can serve both dots (sharesOperandRing): the
+// back end then gives the permuted use the other dot's ring slot through a
+// transposed descriptor (Emitter::ringAlias, Triton's memdesc_trans), one
+// copy of the tile an iteration and one ring.
+//
 // Only for a dot that runs as wgmma (dotRunsOnWgmma: num_warps, arch): on
 // the mma.sync path, and for any other user (a transposed store), permuting
 // the pointers and the mask costs more than permuting the values. Only
@@ -26,12 +31,22 @@
 // crossed).
 #pragma once
 
+#include "gpu/AxisInfo.h"
 #include "ir/IR.h"
 #include "transforms/PassManager.h"
 
 #include <string>
 
 namespace tile::gpu {
+
+/// Whether the loaded tile ld (f16/bf16, 2-D) is read by exactly a wgmma
+/// dot, as its B, and a transpose whose one user is another wgmma dot, as
+/// its B, in ld's block, with the tile's rows along its contiguous dim
+/// (a multiple of 64 elements; the other dim of 8) whole 128-byte swizzle
+/// rows: one cp.async ring then serves both dots (WgmmaToLLVM's
+/// planRingAliases checks the rest), so the pipeline pass prefetches it as
+/// it does a dot's own operand and this pass leaves the transpose.
+bool sharesOperandRing(const ir::Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch);
 
 /// Returns true when the function changed.
 bool permuteLoads(ir::Function &fn, int numWarps, int numStages, const std::string &arch);

@@ -6,6 +6,7 @@
 
 #include "gpu/AxisInfo.h"
 #include "gpu/LayoutAssignment.h"
+#include "gpu/PermuteLoads.h"
 
 #include "transforms/DCE.h"
 #include "transforms/RewriteUtils.h"
@@ -326,6 +327,8 @@ private:
   /// WgmmaToLLVM's planRingOperands); 1 for everything else.
   int distanceOf(const Op &load) const {
     if (target_.numStages <= 2) return 1;
+    if (sharesOperandRing(load, axis_, target_.numWarps, target_.arch))   // two dots' B, one ring
+      return copiesBy16Bytes(load, -1) ? target_.numStages - 1 : 1;
     const Value *v = load.result();
     const Op *user = onlyUser(v);
     // up a chain of single-use elementwise ops of the same shape to a dot's A
