@@ -130,6 +130,11 @@ bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const s
     return false;
   std::vector<const Op *> pu = users(perm->result());
   if (pu.size() != 1 || !wgmmaB(pu[0], perm->result())) return false;
+  // the direct reader first: it owns the ring, the transposed one reads its slot
+  for (auto &o : ld.parent->ops) {
+    if (o.get() == pu[0]) return false;
+    if (o.get() == dot) break;
+  }
   const Value *mask = ld.operands.size() > 1 ? ld.operands[1] : nullptr;
   for (int along = 0; along < 2; ++along)
     if (axis.vectorWidth(ld.operands[0], mask, along) >= 8)

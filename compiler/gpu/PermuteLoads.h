@@ -41,7 +41,7 @@ namespace tile::gpu {
 
 /// Whether the loaded tile ld (f16/bf16, 2-D) is read by exactly a wgmma
 /// dot, as its B, and a transpose whose one user is another wgmma dot, as
-/// its B, in ld's block, with the tile's rows along its contiguous dim
+/// its B, after the first, in ld's block, with the tile's rows along its contiguous dim
 /// (a multiple of 64 elements; the other dim of 8) whole 128-byte swizzle
 /// rows: one cp.async ring then serves both dots (WgmmaToLLVM's
 /// planRingAliases checks the rest), so the pipeline pass prefetches it as
