@@ -133,6 +133,21 @@ llvm::Value *Emitter::doubleBufferedBase(const ir::Op &op, bool direct, int64_t 
   return b.CreateGEP(b.getInt8Ty(), gv, b.CreateMul(loops.back().parity, i32(bufBytes)));
 }
 
+Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot) {
+  int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
+  int64_t esz = 2, stride = K + kRowPadBytes / esz, strideB = N + kRowPadBytes / esz;
+  int64_t offB = alignUp(M * stride * esz, 16);
+  return {stride, strideB, offB, offB + K * strideB * esz};
+}
+
+bool Emitter::mmaRingCandidate(const ir::Op &dot) const {
+  if (dot.kind != ir::OpKind::Dot || !gpu::hasAsyncCopy(opts.arch) || !gpu::dotRunsOnTensorCores(dot) || isTf32Dot(dot) ||
+      gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch))
+    return false;
+  const ir::Type &t = dot.result()->type;
+  return t.rank() == 2 && t.shape[1] >= 8 * opts.numWarps && !fragmentRegs(t, opts.numWarps).empty();
+}
+
 bool Emitter::dotWithMma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int64_t M = a->type.shape[0], K = a->type.shape[1], N = bv->type.shape[1];
@@ -161,7 +176,16 @@ bool Emitter::dotWithMma(ir::Op &op) {
     TILE_ASSERT(replicas == 1, "a k-split dot must run on tensor cores");
     return false;
   }
-  llvm::Value *base = doubleBufferedBase(op, direct, alignUp(bytes, 16));
+  // operands by cp.async into a ring (planRingOperands): this iteration's slot
+  bool ring = asyncWait.count(&op) != 0;
+  llvm::Value *base = nullptr;
+  if (ring) {
+    TILE_ASSERT(direct && replicas == 1 && bytes == mmaStaging(op).bytes, "an mma ring dot's staging");
+    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
+  } else {
+    base = doubleBufferedBase(op, direct, alignUp(bytes, 16));
+  }
   if (!base) {
     needShared(bytes, op.loc);
     base = smemBase();
@@ -195,11 +219,19 @@ bool Emitter::dotWithMma(ir::Op &op) {
       storeIf(mine, v, p, llvm::Align(n * esz));
     }
   };
-  storeAt(regs(a), dist(a->type), 0, stride);
-  storeAt(regs(bv), dist(bv->type), offB, strideB);
+  bool clean = smemClean;
+  if (ring) {   // this iteration's tiles have landed (or an earlier dot waited for them)
+    if (!asyncWaitedBefore.count(&op)) {
+      asyncWaitGroup(asyncWait.at(&op));
+      barrier();
+    }
+  } else {
+    storeAt(regs(a), dist(a->type), 0, stride);
+    storeAt(regs(bv), dist(bv->type), offB, strideB);
+  }
   Dist d = dist(res->type);
   if (!direct) storeShared(regsAs(acc, res->type), d, f32, offC);
-  barrier();
+  if (!ring) barrier();
 
   // Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16 with
   // floating point type" and "for mma.m16n8k8", .tf32): g = lane / 4,
@@ -296,7 +328,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
       Regs dv = mmaTile(crd[f[0]][0], b.CreateSub(crd[f[0]][1], t2), c);
       for (int i = 0; i < 4; ++i) fin[f[i]] = dv[i];
     }
-    smemClean = false;
+    smemClean = ring ? clean : false;   // a ring is not the scratch region
     define(res, fin);   // no trailing barrier: see beginSharedUse
     return true;
   }

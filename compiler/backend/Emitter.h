@@ -270,6 +270,16 @@ public:
   /// dot on tensor cores (mma.sync m16n8k16, or m16n8k8 tf32); false:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
+  /// An f16/bf16 mma.sync dot's operand staging (DotToLLVM.cpp): a (M x K)
+  /// then b (K x N), row-major, rows padded by 16 bytes.
+  struct MmaStaging {
+    int64_t stride, strideB, offB, bytes;   ///< elements a row of a and of b; byte offset of b; in all
+  };
+  static MmaStaging mmaStaging(const ir::Op &dot);
+  /// Whether dot may take its operands by cp.async into a ring
+  /// (planRingOperands): mma.sync with f16/bf16 operands, its accumulator
+  /// in the fragment layout with no replicated columns (N >= 8 warps).
+  bool mmaRingCandidate(const ir::Op &dot) const;
   llvm::Value *doubleBufferedBase(const ir::Op &op, bool direct, int64_t bufBytes);
   // WgmmaToLLVM.cpp
   /// dot as Hopper warpgroup MMAs (wgmma.mma_async); false: not admitted
@@ -426,6 +436,10 @@ public:
   std::map<const ir::Value *, const ir::Op *> aliasCandidates;
   void planRingAliases(ir::Op &loop);
   void keepRingAliases(const ir::Op &loop);
+  /// Bytes of one slot of dot's ring (a wgmma dot's Geometry, an mma.sync
+  /// dot's MmaStaging), and an mma.sync ring dot's cp.async of one tile.
+  int64_t ringSlotBytes(const ir::Op &dot) const;
+  void emitMmaRingCopy(ir::Op &load, const AsyncOperand &a);
   /// Whether a ring of `slots` slots of the dot's tiles fits in shared memory.
   bool ringFits(const ir::Op &dot, int64_t slots);
   /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.

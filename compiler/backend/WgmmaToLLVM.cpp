@@ -1070,6 +1070,21 @@ void Emitter::planRingOperandsOf(ir::Op &loop) {
     return Ring{&dot, chain, position(body, &dot), position(body, yield->operands[chain.back()]->def), operand};
   };
   for (auto &o : body.ops) {
+    if (mmaRingCandidate(*o)) {
+      // an mma.sync dot: A and B by cp.async into one ring of slots of its
+      // row-major staging (both tiles' rows along k / n, 16-byte chunks)
+      auto chainOf = [&](int k) {
+        auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
+          return copiesBy16Bytes(v, scope, onlyUser, 1);
+        };
+        return carriedChain(loop, *o, o->operands[size_t(k)], qualifies);
+      };
+      std::vector<size_t> a = chainOf(0), bc = chainOf(1);
+      if (a.empty() || a.size() != bc.size() || !ringFits(*o, int64_t(a.size()) + 1)) continue;
+      Ring ra = ringOf(*o, a, 0), rb = ringOf(*o, bc, 1);
+      if (ra.issue > ra.at && rb.issue > rb.at) rings.insert(rings.end(), {ra, rb});
+      continue;
+    }
     if (!wgmmaAccDot(*o)) continue;
     Geometry g = geometry(*this, *o);
     if (!g.aRegs && !g.aOwn) {
@@ -1158,7 +1173,7 @@ bool Emitter::ringFits(const ir::Op &dot, int64_t slots) {
   // the slots (up to kRingAlign of alignment: 1024-byte atoms) and, when
   // the body exchanges through the scratch region too, room for that
   int64_t scratch = usesScratchBesides(*this, *dot.parent, &dot) ? gpu::kScratchReserve : 0;
-  return slots * geometry(*this, dot).bytes() + kRingAlign + scratch <= sharedLimit();
+  return slots * ringSlotBytes(dot) + kRingAlign + scratch <= sharedLimit();
 }
 
 llvm::Value *Emitter::ringRegion(const ir::Op &consumer, int64_t bytes, Location loc) {
@@ -1178,8 +1193,29 @@ void Emitter::asyncWaitGroup(int n) {
                {b.getInt32(uint32_t(n))});
 }
 
+int64_t Emitter::ringSlotBytes(const ir::Op &dot) const {
+  return mmaRingCandidate(dot) ? mmaStaging(dot).bytes : geometry(*this, dot).bytes();
+}
+
+void Emitter::emitMmaRingCopy(ir::Op &load, const AsyncOperand &a) {
+  const ir::Op &dot = *a.dot;
+  const MmaStaging st = mmaStaging(dot);
+  int depth = asyncDepth.at(&dot), ring = ringSlots.at(&dot);
+  llvm::Value *region = ringRegion(dot, st.bytes, load.loc);
+  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region,
+                                  b.CreateAdd(b.CreateMul(buf, i32(st.bytes)), i32(a.operand ? st.offB : 0)));
+  int64_t rowElems = a.operand ? st.strideB : st.stride;
+  copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) {
+    return b.CreateMul(b.CreateAdd(b.CreateMul(c[0], i32(rowElems)), c[1]), i32(2));
+  });
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  defineVirtual(load.result());
+}
+
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   if (a.operand == 2) return emitRingCopy(load, a);
+  if (mmaRingCandidate(*a.dot)) return emitMmaRingCopy(load, a);
   const ir::Op &dot = *a.dot;
   const Geometry geo = geometry(*this, dot);
   int64_t bytes = geo.bytes();

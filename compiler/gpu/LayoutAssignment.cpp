@@ -37,6 +37,8 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
   return false;
 }
 
+bool hasAsyncCopy(const std::string &arch) { return arch.rfind("sm_8", 0) == 0 || arch.rfind("sm_9", 0) == 0; }
+
 bool isByteDot(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type;
   return !a.elem.isPtr && !b.elem.isPtr && byteSize(a.elem.scalar) == 1 && byteSize(b.elem.scalar) == 1;

@@ -70,6 +70,9 @@ bool dotRunsOnWgmma(const ir::Op &dot, int numWarps, const std::string &arch);
 /// operands K-major in shared memory (wgmma reads no other order for them).
 bool isByteDot(const ir::Op &dot);
 
+/// Whether arch has cp.async (sm_80 and up); "" (no target) has not.
+bool hasAsyncCopy(const std::string &arch);
+
 /// Opt-in shared memory per block of arch, in bytes.
 int64_t sharedMemoryLimit(const std::string &arch);
 /// Shared memory of one SM (all its programs, 1 KiB reserved for each).

@@ -351,13 +351,30 @@ private:
       user = up;
     }
     if (!user || user->kind != OpKind::Dot || user->operands[2] == v) return 1;
-    if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return 1;
+    if (!dotRunsOnWgmma(*user, target_.numWarps, target_.arch)) return mmaRingDistance(*user);
     // along k or n for B (staged K-major or N-major), along k or m for A
     // (staged K-major or M-major): the pointers' most contiguous dim; 8-bit
     // operands (fp8, i8) are staged K-major only, so only a run along k copies
     int along = -1;
     if (isByteDot(*user)) along = user->operands[1] == v ? 0 : 1;
     return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
+  }
+
+  /// An f16/bf16 dot on mma.sync (a target with cp.async) whose A and B are both
+  /// loads of the body, each its one use, running along k (A) and n (B) by
+  /// 16-byte chunks: num_stages - 1, as Triton's pipeliner does for mma v2
+  /// (the back end's planRingOperands copies both into a ring of its
+  /// row-major staging); 1 otherwise.
+  int mmaRingDistance(const Op &dot) const {
+    if (!hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) || byteSize(dot.operands[0]->type.elem.scalar) != 2)
+      return 1;
+    for (int k = 0; k < 2; ++k) {
+      const Value *v = dot.operands[size_t(k)];
+      const Op *ld = v->isBlockArg() ? nullptr : v->def;
+      if (!ld || ld->kind != OpKind::Load || ld->parent != &body_ || onlyUser(v) != &dot || !copiesBy16Bytes(*ld, 1))
+        return 1;
+    }
+    return target_.numStages - 1;
   }
 
   /// The map for iteration `k` steps after `from`'s: iv advanced, carried

@@ -198,10 +198,11 @@ void checkMatmul(int64_t M, int64_t N, int64_t K, int layouts, bool expectWarnin
 }
 
 /// The seed matmul on f16 at M x N x K with 128x128x64 blocks (a dot that
-/// runs as wgmma on 4 warps), pipelined for sm_90a with numStages: its
-/// operand tiles go numStages - 1 iterations ahead; results equal the
-/// unpipelined kernel's bit for bit, also for loops shorter than the depth.
-void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages) {
+/// runs as wgmma on 4 warps on sm_90a, as mma.sync on sm_80), pipelined for
+/// `arch` with numStages: its operand tiles go numStages - 1 iterations
+/// ahead; results equal the unpipelined kernel's bit for bit, also for
+/// loops shorter than the depth.
+void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages, const char *arch = "sm_90a") {
   HostArray a(Scalar::F16, M * K), b(Scalar::F16, K * N), c1(Scalar::F32, M * N), c2(Scalar::F32, M * N);
   fillRandom(a, 5);
   fillRandom(b, 6);
@@ -211,7 +212,7 @@ void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages) {
   Compiled piped = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c2, M, N, K), kws, true);
   gpu::PipelineTarget target;
   target.numStages = numStages;
-  target.arch = "sm_90a";
+  target.arch = arch;
   CHECK(gpu::pipelineLoops(*piped.fn, target));
   INFO(piped.text());
   REQUIRE_NOTHROW(ir::verify(*piped.fn));
@@ -231,14 +232,16 @@ void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages) {
 
 } // namespace
 
-TEST_CASE("wgmma operand tiles are prefetched num_stages - 1 iterations ahead") {
+TEST_CASE("tensor-core operand tiles are prefetched num_stages - 1 iterations ahead") {
   for (int stages : {3, 4})
     for (int64_t K : {int64_t(64), int64_t(128), int64_t(320)}) {
       CAPTURE(stages);
       CAPTURE(K);
       checkDeepMatmul(128, 256, K, stages);
     }
-  // Without the sm_90a target every distance is 1.
+  // mma.sync (sm_80 and up: cp.async) the same (the back end's ring of its row-major staging)
+  checkDeepMatmul(128, 256, 320, 4, "sm_80");
+  // Without a target every distance is 1.
   HostArray a(Scalar::F16, 128 * 128), b(Scalar::F16, 128 * 128), c(Scalar::F32, 128 * 128);
   sema::test::Keywords kws = {{"N_ITERS", valArg(int64_t(2))}, {"BLOCK_M", valArg(int64_t(128))},
                               {"BLOCK_N", valArg(int64_t(128))}, {"BLOCK_K", valArg(int64_t(64))}};
