@@ -1007,7 +1007,9 @@ void Emitter::planRingAliases(ir::Op &loop) {
       continue;
     const Geometry g1 = geometry(*this, *first), g2 = geometry(*this, *o);
     if (!(g1.aRegs || g1.aOwn) || !(g2.aRegs || g2.aOwn) || g1.esize != 2 || g2.esize != 2) continue;
-    if (g1.bKMajor ? g1.rowBytes != 128 || g1.K % 64 || g1.N % 8 : g1.N % 64 || g1.K % 16) continue;
+    // (one 64-element atom along the tile's rows: the strides aliasDescB
+    // gives wider tiles (D = 128) have not run on a GPU yet)
+    if (g1.bKMajor ? g1.rowBytes != 128 || g1.K != 64 || g1.N % 8 : g1.N != 64 || g1.K % 16) continue;
     ringAlias[o.get()] = first;
     aliasCandidates[x] = perm;
   }

@@ -138,7 +138,7 @@ bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const s
   const Value *mask = ld.operands.size() > 1 ? ld.operands[1] : nullptr;
   for (int along = 0; along < 2; ++along)
     if (axis.vectorWidth(ld.operands[0], mask, along) >= 8)
-      return type.shape[size_t(along)] % 64 == 0 && type.shape[size_t(1 - along)] % 8 == 0;
+      return type.shape[size_t(along)] == 64 && type.shape[size_t(1 - along)] % 8 == 0;
   return false;
 }
 

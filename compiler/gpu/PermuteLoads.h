@@ -41,11 +41,12 @@ namespace tile::gpu {
 
 /// Whether the loaded tile ld (f16/bf16, 2-D) is read by exactly a wgmma
 /// dot, as its B, and a transpose whose one user is another wgmma dot, as
-/// its B, after the first, in ld's block, with the tile's rows along its contiguous dim
-/// (a multiple of 64 elements; the other dim of 8) whole 128-byte swizzle
-/// rows: one cp.async ring then serves both dots (WgmmaToLLVM's
-/// planRingAliases checks the rest), so the pipeline pass prefetches it as
-/// it does a dot's own operand and this pass leaves the transpose.
+/// its B, after the first, in ld's block, with the tile's rows along its
+/// contiguous dim one 128-byte swizzle row (64 elements; the other dim a
+/// multiple of 8; wider tiles need descriptor strides not yet run on a
+/// GPU): one cp.async ring then serves both dots (WgmmaToLLVM's
+/// planRingAliases checks the rest), so the pipeline pass prefetches it
+/// as it does a dot's own operand and this pass leaves the transpose.
 bool sharesOperandRing(const ir::Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch);
 
 /// Returns true when the function changed.
