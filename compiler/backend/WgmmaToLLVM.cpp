@@ -48,6 +48,7 @@
 // differs from the interpreter's k order, as for mma.sync.
 #include "backend/Emitter.h"
 #include "gpu/LayoutAssignment.h"
+#include "gpu/PermuteLoads.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
@@ -1009,7 +1010,9 @@ void Emitter::planRingAliases(ir::Op &loop) {
     if (!(g1.aRegs || g1.aOwn) || !(g2.aRegs || g2.aOwn) || g1.esize != 2 || g2.esize != 2) continue;
     // (one 64-element atom along the tile's rows: the strides aliasDescB
     // gives wider tiles (D = 128) have not run on a GPU yet)
-    if (g1.bKMajor ? g1.rowBytes != 128 || g1.K != 64 || g1.N % 8 : g1.N != 64 || g1.K % 16) continue;
+    int64_t rows = g1.bKMajor ? g1.K : g1.N;   // along the tile's 128-byte rows
+    if ((g1.bKMajor ? g1.rowBytes != 128 || g1.N % 8 : g1.K % 16) || rows % 64 || (rows != 64 && !gpu::wideRingAliases()))
+      continue;
     ringAlias[o.get()] = first;
     aliasCandidates[x] = perm;
   }

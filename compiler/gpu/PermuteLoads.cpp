@@ -5,6 +5,7 @@
 #include "gpu/LayoutAssignment.h"
 #include "transforms/RewriteUtils.h"
 
+#include <cstdlib>
 #include <map>
 
 namespace tile::gpu {
@@ -105,6 +106,14 @@ Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
 
 } // namespace
 
+bool wideRingAliases() {
+  static const bool on = [] {
+    const char *v = std::getenv("TILE_RING_ALIAS_WIDE");
+    return v && *v == '1';
+  }();
+  return on;
+}
+
 bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch) {
   const Value *v = ld.result();
   const Type &type = v->type;
@@ -138,7 +147,8 @@ bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const s
   const Value *mask = ld.operands.size() > 1 ? ld.operands[1] : nullptr;
   for (int along = 0; along < 2; ++along)
     if (axis.vectorWidth(ld.operands[0], mask, along) >= 8)
-      return type.shape[size_t(along)] == 64 && type.shape[size_t(1 - along)] % 8 == 0;
+      return (type.shape[size_t(along)] == 64 || (wideRingAliases() && type.shape[size_t(along)] % 64 == 0)) &&
+             type.shape[size_t(1 - along)] % 8 == 0;
   return false;
 }
 
