@@ -366,7 +366,9 @@ private:
   /// (the back end's planRingOperands copies both into a ring of its
   /// row-major staging); 1 otherwise.
   int mmaRingDistance(const Op &dot) const {
-    if (!hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) || byteSize(dot.operands[0]->type.elem.scalar) != 2)
+    // (N >= 8 x num_warps: no replicated accumulator columns, whose dots split k instead)
+    if (!hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) || byteSize(dot.operands[0]->type.elem.scalar) != 2 ||
+        dot.result()->type.shape[1] < 8 * target_.numWarps)
       return 1;
     for (int k = 0; k < 2; ++k) {
       const Value *v = dot.operands[size_t(k)];
