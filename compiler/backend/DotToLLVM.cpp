@@ -4,8 +4,8 @@
 //   the staging buffers fit in shared memory, and either f16 x f16 or
 //   bf16 x bf16 with K % 16 == 0 (mma m16n8k16) or f32 x f32 with
 //   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32). f16/bf16: a
-//   row-major and b transposed (so that a "col" B fragment's k pairs are
-//   consecutive), fragments read with ld.shared. tf32: each f32 operand is
+//   and b row-major (rows padded by 16 bytes), A fragments read with
+//   ldmatrix.x4 and B fragments with ldmatrix.x2.trans. tf32: each f32 operand is
 //   truncated once, as it is staged (toTf32: the low 13 bits dropped, as
 //   the tensor cores read f32 bits and as the interpreter does); a and b stay row-major (rows padded
 //   so that fragment reads hit 32 distinct banks), the A fragment of a k8
@@ -17,7 +17,10 @@
 //   .row.col over K for the tiles it holds, straight into its registers (no
 //   C/D staging); such a dot directly in a for body stages its operands in
 //   two static shared buffers that alternate by iteration, so it needs one
-//   barrier per iteration instead of two (doubleBufferedBase). For any other
+//   barrier per iteration instead of two (doubleBufferedBase), or, f16/bf16
+//   with both operands loads of the body, takes them by cp.async into a
+//   ring of that staging (planRingOperands, emitMmaRingCopy: one wait and
+//   one barrier an iteration, no stores). For any other
 //   accumulator layout C is staged too: warps take the 16x8 tiles
 //   round-robin, write D back over C, and every thread reloads its registers
 //   from there. f16/bf16 (and tf32) products are exact in

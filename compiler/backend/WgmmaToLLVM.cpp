@@ -43,7 +43,10 @@
 // an A whose registers run along m (Aᵀ) is staged M-major, in B's N-major
 // atoms (8 k x 64 m; an m64 block is one atom wide), with imm-trans-a 1.
 // B tiles of such dots may come by cp.async into rings of their own
-// (planRingOperands).
+// (planRingOperands), and a later dot reading the same tile through
+// tl.trans reads its ring slot through a descriptor of the other operand
+// order (a ring alias: planRingAliases, aliasDescB). mma.sync dots
+// (DotToLLVM.cpp) take rings from the same planning (Emitter::mmaStaging).
 // f16/bf16 products are exact in f32; only the order of the f32 sums
 // differs from the interpreter's k order, as for mma.sync.
 #include "backend/Emitter.h"
