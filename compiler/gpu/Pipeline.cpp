@@ -373,7 +373,9 @@ private:
     for (int k = 0; k < 2; ++k) {
       const Value *v = dot.operands[size_t(k)];
       const Op *ld = v->isBlockArg() ? nullptr : v->def;
-      if (!ld || ld->kind != OpKind::Load || ld->parent != &body_ || onlyUser(v) != &dot || !copiesBy16Bytes(*ld, 1))
+      // (and a tile of at least a 16-byte chunk a thread, which the layout then gives each)
+      if (!ld || ld->kind != OpKind::Load || ld->parent != &body_ || onlyUser(v) != &dot || !copiesBy16Bytes(*ld, 1) ||
+          v->type.numElements() < 8 * 32 * target_.numWarps)
         return 1;
     }
     return target_.numStages - 1;
