@@ -138,9 +138,14 @@ llvm::Value *Emitter::doubleBufferedBase(const ir::Op &op, bool direct, int64_t 
 
 Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot) {
   int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
-  int64_t esz = 2, stride = K + kRowPadBytes / esz, strideB = N + kRowPadBytes / esz;
+  bool tf32 = isTf32Dot(dot);
+  int64_t esz = tf32 ? 4 : 2, stride = K + kRowPadBytes / esz;   // elements per row of a
+  // b stays row-major (k rows of N). tf32: rows N + 8 words apart, so that
+  // a B fragment's 4 k rows x 8 columns fall in 32 different banks; f16 and
+  // bf16: N + 8 halves (16-byte rows for ldmatrix, 8 rows in distinct banks)
+  int64_t strideB = N + (tf32 ? kTf32BPadWords : kRowPadBytes / esz);
   int64_t offB = alignUp(M * stride * esz, 16);
-  return {stride, strideB, offB, offB + K * strideB * esz};
+  return {esz, stride, strideB, offB, offB + K * strideB * esz};
 }
 
 bool Emitter::mmaRingCandidate(const ir::Op &dot) const {
@@ -165,16 +170,9 @@ bool Emitter::dotWithMma(ir::Op &op) {
   int64_t replicas = split == kSplitDots.end() ? 1 : split->second;
   TILE_ASSERT(replicas == 1 || direct, "a k-split dot needs the fragment layout");
   llvm::Value *rep = replicas == 1 ? nullptr : replicaIndex(N);
-  int64_t esz = tf32 ? 4 : 2;
-  int64_t stride = K + kRowPadBytes / esz;   // elements per row of a
-  // b stays row-major (k rows of N). tf32: rows N + 8 words apart, so that
-  // a B fragment's 4 k rows x 8 columns fall in 32 different banks; f16 and
-  // bf16: N + 8 halves (16-byte rows for ldmatrix, 8 rows in distinct banks)
-  int64_t strideB = N + (tf32 ? kTf32BPadWords : kRowPadBytes / esz);
-  int64_t offB = alignUp(M * stride * esz, 16);
-  int64_t bBytes = K * strideB * esz;
-  int64_t offC = alignUp(offB + bBytes, 16);
-  int64_t bytes = direct ? offB + bBytes : offC + M * N * 4;
+  const MmaStaging st = mmaStaging(op);
+  int64_t esz = st.esize, stride = st.stride, strideB = st.strideB, offB = st.offB;
+  int64_t offC = alignUp(st.bytes, 16), bytes = direct ? st.bytes : offC + M * N * 4;
   if (bytes > sharedLimit()) {   // the FMA path needs less
     TILE_ASSERT(replicas == 1, "a k-split dot must run on tensor cores");
     return false;
@@ -183,9 +181,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
   bool ring = asyncWait.count(&op) != 0;
   llvm::Value *base = nullptr;
   if (ring) {
-    TILE_ASSERT(direct && replicas == 1 && bytes == mmaStaging(op).bytes, "an mma ring dot's staging");
-    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
-    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
+    TILE_ASSERT(direct && replicas == 1, "an mma ring dot's staging");
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(readSlot(op), i32(bytes)));
   } else {
     base = doubleBufferedBase(op, direct, alignUp(bytes, 16));
   }

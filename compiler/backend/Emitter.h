@@ -270,10 +270,10 @@ public:
   /// dot on tensor cores (mma.sync m16n8k16, or m16n8k8 tf32); false:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
-  /// An f16/bf16 mma.sync dot's operand staging (DotToLLVM.cpp): a (M x K)
-  /// then b (K x N), row-major, rows padded by 16 bytes.
+  /// An mma.sync dot's operand staging (DotToLLVM.cpp): a (M x K) then b
+  /// (K x N), row-major, rows padded (16 bytes; tf32 b 8 words).
   struct MmaStaging {
-    int64_t stride, strideB, offB, bytes;   ///< elements a row of a and of b; byte offset of b; in all
+    int64_t esize, stride, strideB, offB, bytes;   ///< element bytes; elements a row of a and of b; byte offset of b; in all
   };
   static MmaStaging mmaStaging(const ir::Op &dot);
   /// Whether dot may take its operands by cp.async into a ring
@@ -440,6 +440,14 @@ public:
   /// dot's MmaStaging), and an mma.sync ring dot's cp.async of one tile.
   int64_t ringSlotBytes(const ir::Op &dot) const;
   void emitMmaRingCopy(ir::Op &load, const AsyncOperand &a);
+  /// cp.async.commit_group; the ring slot `ring` (its consumer) reads this
+  /// iteration, and the slot a's copy goes to (its prologue stage, or
+  /// iteration i + depth's); a tile's copy into a ring of its own (slots of
+  /// slotBytes, the tile at off in its slot), one commit group.
+  void asyncCommitGroup();
+  llvm::Value *readSlot(const ir::Op &ring);
+  llvm::Value *copySlot(const AsyncOperand &a);
+  void copyToOwnRing(ir::Op &load, const AsyncOperand &a, int64_t slotBytes, int64_t off, const ChunkOffset &offset);
   /// Whether a ring of `slots` slots of the dot's tiles fits in shared memory.
   bool ringFits(const ir::Op &dot, int64_t slots);
   /// Per dot of planRingOperands: its cp.async.wait_group count, and its ring.

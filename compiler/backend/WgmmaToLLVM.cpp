@@ -226,7 +226,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   ir::Value *a = op.operands[0], *bv = op.operands[1], *acc = op.operands[2], *res = op.result();
   int W = opts.numWarps;
   auto aliasIt = ringAlias.find(&op);
-  const ir::Op *owner = aliasIt != ringAlias.end() && aliasPermutes.count(bv->def) ? aliasIt->second : nullptr;
+  const ir::Op *owner = aliasIt != ringAlias.end() ? aliasIt->second : nullptr;
   Geometry geo = geometry(*this, op);
   // a ring alias reads its owner's B tile in the other operand order
   if (owner) geo.bKMajor = !geometry(*this, *owner).bKMajor;
@@ -250,16 +250,14 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     if (aliasScratch) needShared(2 * bytes, op.loc);
     else loops.back().exitBarrier = true;
     // cp.async operands: a ring of depth + 1 buffers, iteration i's at i % ring
-    llvm::Value *slot = asyncDepth.count(&op) ? b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)))
-                                              : loops.back().parity;
+    llvm::Value *slot = asyncDepth.count(&op) ? readSlot(op) : loops.back().parity;
     base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(slot, i32(bytes)));
   } else if (owner) {   // the owner's slot of this iteration, its B tile
     const Geometry og = geometry(*this, *owner);
-    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(owner)));
-    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(owner), b.CreateAdd(b.CreateMul(slot, i32(og.bytes())), i32(og.offB())));
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(owner),
+                       b.CreateAdd(b.CreateMul(readSlot(*owner), i32(og.bytes())), i32(og.offB())));
   } else if (asyncWait.count(&op)) {   // B by cp.async into its own ring: iteration i's tile at i % ring
-    llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&op)));
-    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(slot, i32(bytes)));
+    base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(readSlot(op), i32(bytes)));
   } else {
     needShared(bytes, op.loc);
     beginSharedUse();
@@ -979,7 +977,7 @@ void Emitter::planDeferredWaits(ir::Op &loop) {
     if (ringSlots.count(dot)) ringSlots[dot] += 1;
     // a ring alias's MMAs read its owner's slot: one more there (once)
     auto alias = ringAlias.find(dot);
-    if (alias != ringAlias.end() && aliasPermutes.count(dot->operands[1]->def) && !deferredDots.count(alias->second))
+    if (alias != ringAlias.end() && !deferredDots.count(alias->second))
       ringSlots[alias->second] += 1;
   }
 }
@@ -1013,8 +1011,7 @@ void Emitter::planRingAliases(ir::Op &loop) {
     if (!(g1.aRegs || g1.aOwn) || !(g2.aRegs || g2.aOwn) || g1.esize != 2 || g2.esize != 2) continue;
     // (one 64-element atom along the tile's rows: the strides aliasDescB
     // gives wider tiles (D = 128) have not run on a GPU yet)
-    int64_t rows = g1.bKMajor ? g1.K : g1.N;   // along the tile's 128-byte rows
-    if ((g1.bKMajor ? g1.rowBytes != 128 || g1.N % 8 : g1.K % 16) || rows % 64 || (rows != 64 && !gpu::wideRingAliases()))
+    if ((g1.bKMajor ? g1.rowBytes != 128 || g1.N % 8 : g1.K % 16) || !gpu::aliasRowsFit(g1.bKMajor ? g1.K : g1.N))
       continue;
     ringAlias[o.get()] = first;
     aliasCandidates[x] = perm;
@@ -1032,9 +1029,7 @@ void Emitter::keepRingAliases(const ir::Op &loop) {
     const ir::Value *x = dot->operands[1]->def->operands[0];
     aliasCandidates.erase(x);
     auto rings = loopRings.find(&loop);
-    bool ringed = rings != loopRings.end() && std::count(rings->second.begin(), rings->second.end(), owner) &&
-                  asyncLoads.count(loop.operands[3 + (x->index - 1)]->def);
-    if (!ringed) {
+    if (rings == loopRings.end() || !std::count(rings->second.begin(), rings->second.end(), owner)) {
       it = ringAlias.erase(it);
       continue;
     }
@@ -1201,33 +1196,46 @@ void Emitter::asyncWaitGroup(int n) {
                {b.getInt32(uint32_t(n))});
 }
 
+void Emitter::asyncCommitGroup() {
+  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+}
+
+llvm::Value *Emitter::readSlot(const ir::Op &ring) { return b.CreateURem(loops.back().iter, i32(ringSlots.at(&ring))); }
+
+llvm::Value *Emitter::copySlot(const AsyncOperand &a) {
+  if (a.stage >= 0) return i32(a.stage);
+  return b.CreateURem(b.CreateAdd(loops.back().iter, i32(asyncDepth.at(a.dot))), i32(ringSlots.at(a.dot)));
+}
+
+void Emitter::copyToOwnRing(ir::Op &load, const AsyncOperand &a, int64_t slotBytes, int64_t off,
+                            const ChunkOffset &offset) {
+  llvm::Value *region = ringRegion(*a.dot, slotBytes, load.loc);
+  llvm::Value *base =
+      b.CreateGEP(b.getInt8Ty(), region, b.CreateAdd(b.CreateMul(copySlot(a), i32(slotBytes)), i32(off)));
+  copyChunks(load, base, offset);
+  asyncCommitGroup();
+  defineVirtual(load.result());
+}
+
 int64_t Emitter::ringSlotBytes(const ir::Op &dot) const {
-  return mmaRingCandidate(dot) ? mmaStaging(dot).bytes : geometry(*this, dot).bytes();
+  return gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch) ? geometry(*this, dot).bytes() : mmaStaging(dot).bytes;
 }
 
 void Emitter::emitMmaRingCopy(ir::Op &load, const AsyncOperand &a) {
-  const ir::Op &dot = *a.dot;
-  const MmaStaging st = mmaStaging(dot);
-  int depth = asyncDepth.at(&dot), ring = ringSlots.at(&dot);
-  llvm::Value *region = ringRegion(dot, st.bytes, load.loc);
-  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
-  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region,
-                                  b.CreateAdd(b.CreateMul(buf, i32(st.bytes)), i32(a.operand ? st.offB : 0)));
+  const MmaStaging st = mmaStaging(*a.dot);
   int64_t rowElems = a.operand ? st.strideB : st.stride;
-  copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) {
-    return b.CreateMul(b.CreateAdd(b.CreateMul(c[0], i32(rowElems)), c[1]), i32(2));
+  copyToOwnRing(load, a, st.bytes, a.operand ? st.offB : 0, [&](const std::vector<llvm::Value *> &c) {
+    return b.CreateMul(b.CreateAdd(b.CreateMul(c[0], i32(rowElems)), c[1]), i32(st.esize));
   });
-  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
-  defineVirtual(load.result());
 }
 
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   if (a.operand == 2) return emitRingCopy(load, a);
-  if (mmaRingCandidate(*a.dot)) return emitMmaRingCopy(load, a);
+  if (!gpu::dotRunsOnWgmma(*a.dot, opts.numWarps, opts.arch)) return emitMmaRingCopy(load, a);
   const ir::Op &dot = *a.dot;
   const Geometry geo = geometry(*this, dot);
   int64_t bytes = geo.bytes();
-  int depth = asyncDepth.at(&dot), ring = ringSlots.at(&dot);
+  int ring = ringSlots.at(&dot);
   bool own = asyncWait.count(&dot) != 0;   // a ring of its own (planRingOperands)
   llvm::Value *region;
   if (own) {
@@ -1243,9 +1251,8 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
     region = smemBase();
     smemClean = false;
   }
-  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
   llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region,
-                                  b.CreateAdd(b.CreateMul(buf, i32(bytes)), i32(a.operand ? geo.offB() : 0)));
+                                  b.CreateAdd(b.CreateMul(copySlot(a), i32(bytes)), i32(a.operand ? geo.offB() : 0)));
   Tiles tiles{*this, geo, opts.numWarps};
   copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) {
     return a.operand == 0 ? tiles.offsetA(c[0], c[1]) : tiles.offsetB(c[0], c[1]);
@@ -1253,8 +1260,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   // one commit group per iteration's pair of tiles (a and b), so that the
   // dot can wait for its own iteration's with wait_group depth - 1; one per
   // tile in a ring of its own (asyncWait counts them)
-  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0)
-    b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
+  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0) asyncCommitGroup();
   defineVirtual(load.result());
 }
 
@@ -1324,15 +1330,8 @@ std::vector<size_t> Emitter::registerRingChain(ir::Op &loop, const ir::Op &conve
 }
 
 void Emitter::emitRingCopy(ir::Op &load, const AsyncOperand &a) {
-  const ir::Op &convert = *a.dot;
   RingTile tile = RingTile::of(load.result()->type);
-  int depth = asyncDepth.at(&convert), ring = ringSlots.at(&convert);
-  llvm::Value *region = ringRegion(convert, tile.bytes, load.loc);
-  llvm::Value *buf = a.stage >= 0 ? i32(a.stage) : b.CreateURem(b.CreateAdd(loops.back().iter, i32(depth)), i32(ring));
-  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), region, b.CreateMul(buf, i32(tile.bytes)));
-  copyChunks(load, base, [&](const std::vector<llvm::Value *> &c) { return tile.offset(*this, c); });
-  b.CreateCall(llvm::Intrinsic::getDeclaration(&mod, llvm::Intrinsic::nvvm_cp_async_commit_group), {});
-  defineVirtual(load.result());
+  copyToOwnRing(load, a, tile.bytes, 0, [&](const std::vector<llvm::Value *> &c) { return tile.offset(*this, c); });
 }
 
 void Emitter::emitRingRead(ir::Op &convert) {
@@ -1342,8 +1341,7 @@ void Emitter::emitRingRead(ir::Op &convert) {
     asyncWaitGroup(asyncWait.at(&convert));
     barrier();
   }
-  llvm::Value *slot = b.CreateURem(loops.back().iter, i32(ringSlots.at(&convert)));
-  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&convert), b.CreateMul(slot, i32(tile.bytes)));
+  llvm::Value *base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&convert), b.CreateMul(readSlot(convert), i32(tile.bytes)));
   Dist d = dist(res->type);
   auto crd = coords(d);
   size_t n = contiguousRun(d, size_t(16 / tile.esize), /*aligned=*/true, tile.along);

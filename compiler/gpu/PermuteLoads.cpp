@@ -106,12 +106,12 @@ Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
 
 } // namespace
 
-bool wideRingAliases() {
-  static const bool on = [] {
+bool aliasRowsFit(int64_t rows) {
+  static const bool wide = [] {
     const char *v = std::getenv("TILE_RING_ALIAS_WIDE");
     return v && *v == '1';
   }();
-  return on;
+  return rows == 64 || (wide && rows % 64 == 0);
 }
 
 bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch) {
@@ -147,14 +147,19 @@ bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const s
   const Value *mask = ld.operands.size() > 1 ? ld.operands[1] : nullptr;
   for (int along = 0; along < 2; ++along)
     if (axis.vectorWidth(ld.operands[0], mask, along) >= 8)
-      return (type.shape[size_t(along)] == 64 || (wideRingAliases() && type.shape[size_t(along)] % 64 == 0)) &&
-             type.shape[size_t(1 - along)] % 8 == 0;
+      return aliasRowsFit(type.shape[size_t(along)]) && type.shape[size_t(1 - along)] % 8 == 0;
   return false;
 }
 
 bool permuteLoads(Function &fn, int numWarps, int numStages, const std::string &arch) {
   Target t{numWarps, numStages, arch};
   std::map<const Value *, int> uses = countUses(fn);
+  // the axis analysis (for sharesOperandRing) only where a load is permuted
+  bool permutedLoads = false;
+  walk(fn, [&](Op &op) {
+    permutedLoads |= op.kind == OpKind::Permute && op.operands[0]->def && op.operands[0]->def->kind == OpKind::Load;
+  });
+  if (!permutedLoads) return false;
   AxisInfo axis = analyzeAxisInfo(fn);
   Rewriter rw(fn);
   rw.walk([&](Op &op) {

@@ -48,10 +48,12 @@ namespace tile::gpu {
 /// planRingAliases checks the rest), so the pipeline pass prefetches it
 /// as it does a dot's own operand and this pass leaves the transpose.
 bool sharesOperandRing(const ir::Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch);
-/// TILE_RING_ALIAS_WIDE=1: ring aliases for tiles whose contiguous dim is
-/// any multiple of 64 (the D = 128 strides, to run them on a GPU; the kernel
-/// cache does not key on it).
-bool wideRingAliases();
+/// Whether a shared ring's tile with `rows` elements along its 128-byte
+/// rows can be read through a ring alias: 64 (one swizzle row, the
+/// verified descriptors), or with TILE_RING_ALIAS_WIDE=1 any multiple of
+/// 64 (the D = 128 strides, to run them on a GPU; the kernel cache does
+/// not key on it).
+bool aliasRowsFit(int64_t rows);
 
 /// Returns true when the function changed.
 bool permuteLoads(ir::Function &fn, int numWarps, int numStages, const std::string &arch);
