@@ -16,7 +16,10 @@
 //     8 k x 64 columns; atom (k / 8, n / 64) at ((k / 8) * N / 64 + n / 64)
 //     * 1024. Descriptor: LBO 1024 B (next 64 columns), SBO N / 64 * 1024 B
 //     (next 8 k), + 2 * SBO per k16 step (probed bit-exact on the H200:
-//     tests/gpu/probes/wgmma_mn_major.cu).
+//     tests/gpu/probes/wgmma_mn_major.cu). A B 32 columns wide (N 32):
+//     one atom of 8 k x 32 columns (64-byte rows, the 64-byte swizzle:
+//     chunk c of row k at c ^ ((k % 8) / 2)), SBO 512 B, so that it comes
+//     by cp.async as it lies in memory.
 // tf32 (m64nNk8), computed transposed, Cᵀ = Bᵀ Aᵀ (wgmma reads tf32 only
 // K-major; b is N-major): wgmma's M is BN, its N is BM. Its B operand is a,
 // in the K-major atoms above (32 tf32 a row, rows m in order: descriptor
@@ -101,6 +104,10 @@ struct Geometry {
   /// which halves those operands' shared memory against 128-byte rows
   /// half filled
   int64_t rowBytes = 128;
+  /// MN-major B row bytes (8 k x mnSpan / esize n atoms): 128, or 64
+  /// (64-byte swizzle) for a B 32 halves wide (N 32, wgmma n32), whose
+  /// 64-byte rows are the tile's own (Triton's choice of span for it)
+  int64_t mnSpan = 128;
   /// tf32 b rows are N + 8 words apart: the fragment loads (lanes 4 k x 8
   /// column pairs, 8 bytes each) then hit distinct banks in each half-warp.
   static constexpr int64_t bPadWords = 8;
@@ -120,8 +127,10 @@ struct Geometry {
     }
     g.aRegs = a.layout && a.layout->equals(*gpu::wgmmaAccLayout(numWarps, false));
     auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
-    // a B narrower than a 64-column atom (N < 64) is staged K-major always
-    g.bKMajor = (bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1) || g.N < 64;
+    // a B narrower than a 64-column atom is staged K-major, but for N 32
+    // in 64-byte atoms (TILE_WGMMA_ROW128: half-filled 128-byte atoms)
+    if (g.N == 32) g.mnSpan = row128 ? 128 : 64;
+    g.bKMajor = (bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1) || (g.N < 64 && g.N != 32);
     auto *al = dynamic_cast<const gpu::BlockedLayout *>(a.layout.get());
     g.aMNMajor = !g.aRegs && al && al->rank() == 2 && al->order[0] == 0 && al->sizePerThread[0] > 1;
     g.aOwn = ownA && !g.aRegs;
@@ -130,8 +139,10 @@ struct Geometry {
   int64_t aK() const { return (K + rowBytes / esize - 1) / (rowBytes / esize) * (rowBytes / esize); }
   int64_t bRowBytes() const { return (N + bPadWords) * esize; }   ///< transposed only
   int64_t bytes() const {   ///< a then b
-    return offB() + (transposed ? K * bRowBytes() : bKMajor ? N * aK() * esize : K * N * esize);
+    return offB() + (transposed ? K * bRowBytes() : bKMajor ? N * aK() * esize : K * nAtoms() * mnSpan);
   }
+  /// MN-major B: the atoms along N (N-major atoms of 8 k x mnSpan bytes)
+  int64_t nAtoms() const { return (N * esize + mnSpan - 1) / mnSpan; }
   int64_t aBytes() const { return M * aK() * esize; }
   int64_t offB() const { return aRegs || aOwn ? 0 : aBytes(); }
   int64_t kStep() const { return 32 / esize; }                ///< K of one MMA: k16, k8 for tf32, k32 for fp8/i8
@@ -201,22 +212,27 @@ struct Tiles {
                                  b.CreateAdd(b.CreateMul(b.CreateAnd(hh, i32(1)), i32(8)), gg));
     return g.aMNMajor ? mnMajor(k, R, g.M) : kMajor(R, k, g.M);
   }
-  /// Element k of column n (of `cols`) of an MN-major operand: 128-byte
-  /// rows of 64 n, 8-row atoms (k / 8, n / 64), the n-atoms of one k group
-  /// side by side; 16-byte chunk c of row k stored at c ^ (k % 8).
-  llvm::Value *mnMajor(llvm::Value *k, llvm::Value *n, int64_t cols) {
+  /// Element k of column n (of `cols`) of an MN-major operand: S-byte
+  /// rows of S / 2 n (S = 128, or 64 for a 32-wide B), 8-row atoms
+  /// (k / 8, n / (S / 2)), the n-atoms of one k group side by side (a
+  /// narrower operand fills the first part of one); 16-byte chunk c of row
+  /// k stored at c ^ (k % 8) (S = 128), c ^ ((k % 8) / 2) (S = 64).
+  llvm::Value *mnMajor(llvm::Value *k, llvm::Value *n, int64_t cols, int64_t S = 128) {
     Builder &b = e.b;
-    llvm::Value *atom = b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(cols / 64)), b.CreateLShr(n, i32(6)));
+    int64_t rowElems = S / 2, atoms = (cols + rowElems - 1) / rowElems;
+    llvm::Value *atom =
+        b.CreateAdd(b.CreateMul(b.CreateLShr(k, i32(3)), i32(atoms)), b.CreateLShr(n, i32(log2i(rowElems))));
     llvm::Value *k8 = b.CreateAnd(k, i32(7));
-    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(7)), k8);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(1024)), b.CreateMul(k8, i32(128))),
+    llvm::Value *key = S == 128 ? k8 : b.CreateLShr(k8, i32(log2i(128 / S)));
+    llvm::Value *chunk = b.CreateXor(b.CreateAnd(b.CreateLShr(n, i32(3)), i32(S / 16 - 1)), key);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(atom, i32(8 * S)), b.CreateMul(k8, i32(S))),
                        b.CreateAdd(b.CreateMul(chunk, i32(16)), b.CreateMul(b.CreateAnd(n, i32(7)), i32(g.esize))));
   }
   llvm::Value *offsetB(llvm::Value *k, llvm::Value *n) {
     Builder &b = e.b;
     if (g.transposed)   // row-major, padded rows
       return b.CreateAdd(b.CreateMul(k, i32(g.bRowBytes())), b.CreateMul(n, i32(g.esize)));
-    return g.bKMajor ? kMajor(n, k, g.N) : mnMajor(k, n, g.N);
+    return g.bKMajor ? kMajor(n, k, g.N) : mnMajor(k, n, g.N, g.mnSpan);
   }
 };
 
@@ -370,7 +386,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     if (owner) return aliasDescB(ks);
     if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S, S);   // a, K-major
     if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S, S);
-    return desc(i32(offB + 2 * ks * (N / 64) * 1024), 1024, N / 64 * 1024);
+    int64_t atom = 8 * geo.mnSpan, kGroup = geo.nAtoms() * atom;   // next n atom (LBO), next 8 k (SBO)
+    return desc(i32(offB + 2 * ks * kGroup), atom, kGroup, geo.mnSpan);
   };
   // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
   // padded rows: warp w' of the group, lane g*4 + t holds Bᵀ rows r = 16w' +

@@ -80,10 +80,11 @@ bool dotRunsOnWgmma(const ir::Op &op, int numWarps, const std::string &arch) {
   // atoms (128-byte rows); N 256 only while the accumulator stays within
   // 128 registers a thread (BM = 16 * num_warps: 128 x 256 on 8 warps)
   bool wide = N == 256 && M * N <= 128 * 32 * int64_t(numWarps);
-  // N 8 to 56 (f16/bf16): B staged K-major whatever its registers' order
-  // (N rows of K, as A), by cp.async where they run along K (attention
-  // backward's kᵀ and qᵀ tiles, 32 keys or queries a block), else from
-  // registers 2 bytes at a time (a small tile)
+  // N 8 to 56 (f16/bf16): B staged K-major (N rows of K, as A), by
+  // cp.async where its registers run along K (attention backward's kᵀ and
+  // qᵀ tiles, 32 keys or queries a block), else from registers 2 bytes at
+  // a time; but an N-major B of N 32 (the tutorial matmul's 128x32x32)
+  // N-major in 64-byte atoms, by cp.async (WgmmaToLLVM's Geometry)
   bool narrow = half && N % 8 == 0 && N < 64;
   return numWarps % 4 == 0 && M % (16 * numWarps) == 0 && (N == 64 || N == 128 || wide || narrow) && kOk;
 }
