@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace tile::gpu {
@@ -166,7 +167,7 @@ private:
   std::map<ir::Value *, LayoutPtr> classLayout_;  ///< by class root
   std::map<std::pair<ir::Value *, std::string>, ir::Value *> materialized_;
   LayoutPtr ownStoreLayout_;     ///< of the op insertConversions is at (storeOwnLayout)
-  bool clonePointers_ = false;   ///< see storeOwnLayout
+  mutable bool clonePointers_ = false;   ///< see storeOwnLayout and smallLoad
   std::vector<ir::Value *> mmaResults_;           ///< results of dots that run on tensor cores
   /// Computed wgmma A operands (computedAChain) and the (op, operand) edges
   /// where their elementwise chains read the carried load tile: those are
@@ -858,6 +859,8 @@ private:
     if (v->isBlockArg() || depth > 8)
       return false;
     OpKind k = v->def->kind;
+    if (k == OpKind::Load)
+      return smallLoad(*v->def, depth);
     bool kindOk = k == OpKind::Constant || k == OpKind::Arange || k == OpKind::Splat || k == OpKind::Broadcast ||
                   k == OpKind::ExpandDims || (isElementwise(k) && (k != OpKind::AddPtr || clonePointers_));
     if (!kindOk)
@@ -865,6 +868,28 @@ private:
     return std::all_of(v->def->operands.begin(), v->def->operands.end(),
                        [&](const ir::Value *o) { return cheap(o, depth + 1); });
   }
+
+  /// A load of fewer elements than the CTA has threads (a row's or a
+  /// column's scales, a bias) whose pointers and mask are cheap, pointer
+  /// arithmetic included: loaded again in the layout a user needs (each
+  /// thread its own elements, from L1) rather than converted through shared
+  /// memory, which costs barriers; Triton's rule for rematerializing loads
+  /// (isExpensiveLoadOrStore). Not a volatile load.
+  bool smallLoad(const ir::Op &load, int depth) const {
+    if (load.hasAttr("volatile") || load.result()->type.numElements() >= int64_t(numWarps_) * 32)
+      return false;
+    PointerClones clones(clonePointers_);
+    return std::all_of(load.operands.begin(), load.operands.end(),
+                       [&](const ir::Value *o) { return cheap(o, depth + 1); });
+  }
+
+  /// Pointer arithmetic counts as cheap while one lives (the operands of a
+  /// load cloned into another layout).
+  struct PointerClones {
+    bool &flag, saved;
+    explicit PointerClones(bool &f) : flag(f), saved(f) { flag = true; }
+    ~PointerClones() { flag = saved; }
+  };
 
   /// v in layout `to`: a clone of its cheap producer chain or a convert.
   ir::Value *materialize(ir::Value *v, LayoutPtr to, int depth) {
@@ -890,6 +915,9 @@ private:
 
   ir::Value *cloneIn(ir::Value *v, LayoutPtr to, int depth) {
     const ir::Op &src = *v->def;
+    std::optional<PointerClones> clones;   // a small load's pointers are cloned with it (smallLoad)
+    if (src.kind == OpKind::Load)
+      clones.emplace(clonePointers_);
     std::vector<ir::Value *> operands;
     for (ir::Value *o : src.operands) {
       LayoutPtr need = to;
