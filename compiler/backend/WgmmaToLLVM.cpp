@@ -1026,8 +1026,7 @@ void Emitter::planRingAliases(ir::Op &loop) {
       continue;
     const Geometry g1 = geometry(*this, *first), g2 = geometry(*this, *o);
     if (!(g1.aRegs || g1.aOwn) || !(g2.aRegs || g2.aOwn) || g1.esize != 2 || g2.esize != 2) continue;
-    // (one 64-element atom along the tile's rows: the strides aliasDescB
-    // gives wider tiles (D = 128) have not run on a GPU yet)
+    // (whole 64-element atoms along the tile's rows: aliasDescB's strides)
     if ((g1.bKMajor ? g1.rowBytes != 128 || g1.N % 8 : g1.K % 16) || !gpu::aliasRowsFit(g1.bKMajor ? g1.K : g1.N))
       continue;
     ringAlias[o.get()] = first;

@@ -106,13 +106,7 @@ Value *loadPermuted(Rewriter &rw, Op &perm, Op &ld) {
 
 } // namespace
 
-bool aliasRowsFit(int64_t rows) {
-  static const bool wide = [] {
-    const char *v = std::getenv("TILE_RING_ALIAS_WIDE");
-    return v && *v == '1';
-  }();
-  return rows == 64 || (wide && rows % 64 == 0);
-}
+bool aliasRowsFit(int64_t rows) { return rows % 64 == 0; }
 
 bool sharesOperandRing(const Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch) {
   const Value *v = ld.result();

@@ -42,17 +42,14 @@ namespace tile::gpu {
 /// Whether the loaded tile ld (f16/bf16, 2-D) is read by exactly a wgmma
 /// dot, as its B, and a transpose whose one user is another wgmma dot, as
 /// its B, after the first, in ld's block, with the tile's rows along its
-/// contiguous dim one 128-byte swizzle row (64 elements; the other dim a
-/// multiple of 8; wider tiles need descriptor strides not yet run on a
-/// GPU): one cp.async ring then serves both dots (WgmmaToLLVM's
+/// contiguous dim whole 128-byte swizzle rows (a multiple of 64 elements;
+/// the other dim a multiple of 8): one cp.async ring then serves both dots (WgmmaToLLVM's
 /// planRingAliases checks the rest), so the pipeline pass prefetches it
 /// as it does a dot's own operand and this pass leaves the transpose.
 bool sharesOperandRing(const ir::Op &ld, const AxisInfo &axis, int numWarps, const std::string &arch);
 /// Whether a shared ring's tile with `rows` elements along its 128-byte
-/// rows can be read through a ring alias: 64 (one swizzle row, the
-/// verified descriptors), or with TILE_RING_ALIAS_WIDE=1 any multiple of
-/// 64 (the D = 128 strides, to run them on a GPU; the kernel cache does
-/// not key on it).
+/// rows can be read through a ring alias: whole swizzle rows (a multiple of
+/// 64; D = 64 and D = 128 run on the H100, session 26).
 bool aliasRowsFit(int64_t rows);
 
 /// Returns true when the function changed.
