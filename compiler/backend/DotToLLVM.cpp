@@ -149,7 +149,8 @@ Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot) {
 }
 
 bool Emitter::mmaRingCandidate(const ir::Op &dot) const {
-  if (dot.kind != ir::OpKind::Dot || !gpu::hasAsyncCopy(opts.arch) || !gpu::dotRunsOnTensorCores(dot) || isTf32Dot(dot) ||
+  if (dot.kind != ir::OpKind::Dot || !gpu::mmaRingsEnabled() || !gpu::hasAsyncCopy(opts.arch) ||
+      !gpu::dotRunsOnTensorCores(dot) || isTf32Dot(dot) ||
       gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch))
     return false;
   const ir::Type &t = dot.result()->type;

@@ -8,6 +8,7 @@
 #include "gpu/Layouts.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -39,6 +40,11 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
 }
 
 bool hasAsyncCopy(const std::string &arch) { return arch.rfind("sm_8", 0) == 0 || arch.rfind("sm_9", 0) == 0; }
+
+bool mmaRingsEnabled() {
+  const char *v = std::getenv("TILE_MMA_RING");   // read each time: a test turns it on and off
+  return v && *v == '1';
+}
 
 bool isByteDot(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type;

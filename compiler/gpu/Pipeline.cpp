@@ -360,14 +360,15 @@ private:
     return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
   }
 
-  /// An f16/bf16 dot on mma.sync (a target with cp.async) whose A and B are both
+  /// With mmaRingsEnabled, an f16/bf16 dot on mma.sync (a target with cp.async) whose A and B are both
   /// loads of the body, each its one use, running along k (A) and n (B) by
   /// 16-byte chunks: num_stages - 1, as Triton's pipeliner does for mma v2
   /// (the back end's planRingOperands copies both into a ring of its
   /// row-major staging); 1 otherwise.
   int mmaRingDistance(const Op &dot) const {
     // (N >= 8 x num_warps: no replicated accumulator columns, whose dots split k instead)
-    if (!hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) || byteSize(dot.operands[0]->type.elem.scalar) != 2 ||
+    if (!mmaRingsEnabled() || !hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) ||
+        byteSize(dot.operands[0]->type.elem.scalar) != 2 ||
         dot.result()->type.shape[1] < 8 * target_.numWarps)
       return 1;
     for (int k = 0; k < 2; ++k) {
