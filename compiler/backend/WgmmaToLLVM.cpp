@@ -129,8 +129,9 @@ struct Geometry {
     auto *bl = dynamic_cast<const gpu::BlockedLayout *>(bt.layout.get());
     // a B narrower than a 64-column atom is staged K-major, but for N 32
     // in 64-byte atoms (TILE_WGMMA_ROW128: half-filled 128-byte atoms)
-    if (g.N == 32) g.mnSpan = row128 ? 128 : 64;
-    g.bKMajor = (bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1) || (g.N < 64 && g.N != 32);
+    bool narrowMN = g.N == 32;
+    if (narrowMN) g.mnSpan = row128 ? 128 : 64;
+    g.bKMajor = (bl && bl->rank() == 2 && bl->order[0] == 0 && bl->sizePerThread[0] > 1) || (g.N < 64 && !narrowMN);
     auto *al = dynamic_cast<const gpu::BlockedLayout *>(a.layout.get());
     g.aMNMajor = !g.aRegs && al && al->rank() == 2 && al->order[0] == 0 && al->sizePerThread[0] > 1;
     g.aOwn = ownA && !g.aRegs;

@@ -5,7 +5,6 @@
 #include "gpu/LayoutAssignment.h"
 #include "transforms/RewriteUtils.h"
 
-#include <cstdlib>
 #include <map>
 
 namespace tile::gpu {
