@@ -4,8 +4,9 @@
 //   the staging buffers fit in shared memory, and either f16 x f16 or
 //   bf16 x bf16 with K % 16 == 0 (mma m16n8k16) or f32 x f32 with
 //   input_precision "tf32" and K % 8 == 0 (mma m16n8k8 .tf32). f16/bf16: a
-//   and b row-major (rows padded by 16 bytes), A fragments read with
-//   ldmatrix.x4 and B fragments with ldmatrix.x2.trans. tf32: each f32 operand is
+//   and b row-major (rows of 2^n 16-byte chunks XOR-swizzled, others padded
+//   by 16 bytes: mmaStaging), A fragments read with ldmatrix.x4 and B
+//   fragments with ldmatrix.x4.trans (two k steps) or .x2.trans. tf32: each f32 operand is
 //   truncated once, as it is staged (toTf32: the low 13 bits dropped, as
 //   the tensor cores read f32 bits and as the interpreter does); a and b stay row-major (rows padded
 //   so that fragment reads hit 32 distinct banks), the A fragment of a k8
@@ -136,16 +137,47 @@ llvm::Value *Emitter::doubleBufferedBase(const ir::Op &op, bool direct, int64_t 
   return b.CreateGEP(b.getInt8Ty(), gv, b.CreateMul(loops.back().parity, i32(bufBytes)));
 }
 
-Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot) {
+/// Whether an f16/bf16 staging row of `bytes` is swizzled rather than
+/// padded: a power-of-two count of 16-byte chunks; from registers, below
+/// 128 bytes only. Measured on the H100 (tutorial matmul, 4096^3): 64-byte
+/// rows staged from registers gain 10-20% (padded, their 16-byte stores
+/// conflict 2-way), 128-byte rows (16x64x64 on 4 warps) lose 30%; in a
+/// ring both gain (cp.async rings reach Triton's speed only swizzled).
+static bool swizzledRow(int64_t bytes, bool ring) {
+  return bytes >= 16 && (bytes & (bytes - 1)) == 0 && (ring || bytes < 128);
+}
+
+Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot, bool ring) {
   int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
   bool tf32 = isTf32Dot(dot);
-  int64_t esz = tf32 ? 4 : 2, stride = K + kRowPadBytes / esz;   // elements per row of a
+  int64_t esz = tf32 ? 4 : 2;
+  bool swA = !tf32 && swizzledRow(K * esz, ring), swB = !tf32 && swizzledRow(N * esz, ring);
+  int64_t stride = K + (swA ? 0 : kRowPadBytes / esz);   // elements per row of a
   // b stays row-major (k rows of N). tf32: rows N + 8 words apart, so that
   // a B fragment's 4 k rows x 8 columns fall in 32 different banks; f16 and
-  // bf16: N + 8 halves (16-byte rows for ldmatrix, 8 rows in distinct banks)
-  int64_t strideB = N + (tf32 ? kTf32BPadWords : kRowPadBytes / esz);
+  // bf16: swizzled, or N + 8 halves (16-byte rows for ldmatrix, 8 rows in
+  // distinct banks)
+  int64_t strideB = N + (swB ? 0 : tf32 ? kTf32BPadWords : kRowPadBytes / esz);
   int64_t offB = alignUp(M * stride * esz, 16);
-  return {esz, stride, strideB, offB, offB + K * strideB * esz};
+  MmaStaging st{esz, stride, strideB, offB, offB + K * strideB * esz};
+  st.swizzleA = swA;
+  st.swizzleB = swB;
+  return st;
+}
+
+llvm::Value *Emitter::stagingOffset(const MmaStaging &st, int operand, llvm::Value *row, llvm::Value *col) {
+  int64_t rowElems = operand ? st.strideB : st.stride, rowBytes = rowElems * st.esize;
+  llvm::Value *off = b.CreateMul(b.CreateAdd(b.CreateMul(row, i32(rowElems)), col), i32(st.esize));
+  if (operand ? st.swizzleB : st.swizzleA) {
+    // chunk c of row r goes to chunk c ^ ((r / perPhase) % maxPhase): the 8
+    // rows an ldmatrix reads at one chunk fall in 8 different 16-byte bank
+    // groups of their 128-byte lines, and the 128 contiguous bytes that 8
+    // threads store stay one line (Triton's swizzled shared layout)
+    int64_t perPhase = std::max<int64_t>(1, 128 / rowBytes), maxPhase = std::min<int64_t>(rowBytes / 16, 8);
+    llvm::Value *phase = b.CreateURem(b.CreateUDiv(row, i32(perPhase)), i32(maxPhase));
+    off = b.CreateXor(off, b.CreateMul(phase, i32(16)));
+  }
+  return operand ? b.CreateAdd(off, i32(st.offB)) : off;
 }
 
 bool Emitter::mmaRingCandidate(const ir::Op &dot) const {
@@ -171,16 +203,16 @@ bool Emitter::dotWithMma(ir::Op &op) {
   int64_t replicas = split == kSplitDots.end() ? 1 : split->second;
   TILE_ASSERT(replicas == 1 || direct, "a k-split dot needs the fragment layout");
   llvm::Value *rep = replicas == 1 ? nullptr : replicaIndex(N);
-  const MmaStaging st = mmaStaging(op);
-  int64_t esz = st.esize, stride = st.stride, strideB = st.strideB, offB = st.offB;
+  // operands by cp.async into a ring (planRingOperands)
+  bool ring = asyncWait.count(&op) != 0;
+  const MmaStaging st = mmaStaging(op, ring);
+  int64_t esz = st.esize, strideB = st.strideB, offB = st.offB;
   int64_t offC = alignUp(st.bytes, 16), bytes = direct ? st.bytes : offC + M * N * 4;
   if (bytes > sharedLimit()) {   // the FMA path needs less
     TILE_ASSERT(replicas == 1, "a k-split dot must run on tensor cores");
     return false;
   }
-  // operands by cp.async into a ring (planRingOperands): this iteration's slot
-  bool ring = asyncWait.count(&op) != 0;
-  llvm::Value *base = nullptr;
+  llvm::Value *base = nullptr;   // a ring's: this iteration's slot
   if (ring) {
     TILE_ASSERT(direct && replicas == 1, "an mma ring dot's staging");
     base = b.CreateGEP(b.getInt8Ty(), ringBase.at(&op), b.CreateMul(readSlot(op), i32(bytes)));
@@ -197,9 +229,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
   llvm::Type *elemTy = tf32 ? i32Ty : half;   // what is stored
   // Row-major staging; runs of registers consecutive along the row go as
   // one 16-, 8- or 4-byte store (rows are 16-byte aligned).
-  auto storeAt = [&](Regs r, const Dist &d, int64_t off, int64_t rowStride) {
+  auto storeAt = [&](Regs r, const Dist &d, int operand) {
     auto crd = coords(d);
-    llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, i32(off));
     smemClean = false;
     // tf32 operands are truncated once, here (the tensor core would drop
     // the 13 low bits anyway; explicit, the value is tf32 on every path)
@@ -208,8 +239,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
     size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true);
     Regs own = owners(d);   // replicated operand registers store once (uniform over a run)
     for (size_t i = 0; i < r.size(); i += n) {
-      llvm::Value *idx = b.CreateAdd(b.CreateMul(crd[i][0], i32(rowStride)), crd[i][1]);
-      llvm::Value *p = b.CreateGEP(elemTy, p0, idx);
+      llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, operand, crd[i][0], crd[i][1]));
       llvm::Value *mine = own.empty() ? nullptr : own[i];
       if (n == 1) {
         storeIf(mine, r[i], p);
@@ -227,8 +257,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
       barrier();
     }
   } else {
-    storeAt(regs(a), dist(a->type), 0, stride);
-    storeAt(regs(bv), dist(bv->type), offB, strideB);
+    storeAt(regs(a), dist(a->type), 0);
+    storeAt(regs(bv), dist(bv->type), 1);
   }
   Dist d = dist(res->type);
   if (!direct) storeShared(regsAs(acc, res->type), d, f32, offC);
@@ -276,8 +306,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
     return out;
   };
   auto loadAFrag = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
-    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(rowBase, ldmRow), i32(stride)), b.CreateAdd(k0, ldmCol));
-    return unpack(b.CreateCall(ldmA, {b.CreateGEP(elemTy, base, idx)}), 4, 0);
+    llvm::Value *off = stagingOffset(st, 0, b.CreateAdd(rowBase, ldmRow), b.CreateAdd(k0, ldmCol));
+    return unpack(b.CreateCall(ldmA, {b.CreateGEP(b.getInt8Ty(), base, off)}), 4, 0);
   };
   // f16/bf16 B fragment of one k step in one ldmatrix.x2.trans from the
   // row-major b: matrix i is k rows 8i..8i+7 of the tile's 8 columns, and
@@ -286,35 +316,57 @@ bool Emitter::dotWithMma(ir::Op &op) {
   llvm::Function *ldmB = tf32 ? nullptr : ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
   llvm::Value *ldmBRow = b.CreateAdd(lane8, b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
   auto loadBFrag16 = [&](llvm::Value *kBase, llvm::Value *col0) -> std::vector<llvm::Value *> {
-    llvm::Value *idx = b.CreateAdd(b.CreateMul(b.CreateAdd(kBase, ldmBRow), i32(strideB)), col0);
-    llvm::Value *p = b.CreateGEP(elemTy, b.CreateGEP(b.getInt8Ty(), base, i32(offB)), idx);
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, 1, b.CreateAdd(kBase, ldmBRow), col0));
     return unpack(b.CreateCall(ldmB, {p}), 2, 4);
+  };
+  // Two k steps' B fragments of one tile in one ldmatrix.x4.trans: lane l
+  // gives the address of k row kBase + l (matrices 2 and 3 are the second
+  // step's), registers 0-1 are the first step's fragment and 2-3 the second's.
+  llvm::Function *ldmB4 = tf32 ? nullptr : ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
+  auto loadBFragPair = [&](llvm::Value *kBase, llvm::Value *col0) -> std::array<std::vector<llvm::Value *>, 2> {
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, 1, b.CreateAdd(kBase, lane), col0));
+    llvm::Value *r = b.CreateCall(ldmB4, {p});
+    std::array<std::vector<llvm::Value *>, 2> out;
+    for (unsigned i = 0; i < 4; ++i)
+      out[i / 2].push_back(b.CreateBitCast(b.CreateExtractValue(r, i), mmaTy->getParamType(4 + i % 2)));
+    return out;
   };
   // D = A[row0 - g .. +16, :] * B[:, col0 .. +8] + C over all of K, for the
   // tile whose fragment rows start at row0 (= tile row * 16 + g) and whose
   // columns start at col0 (= tile column * 8).
+  auto mmaStep = [&](std::vector<llvm::Value *> args, const std::vector<llvm::Value *> &bFrag, const Regs &cur) {
+    args.insert(args.end(), bFrag.begin(), bFrag.end());
+    args.insert(args.end(), cur.begin(), cur.end());
+    llvm::Value *out = b.CreateCall(mma, args);
+    Regs next;
+    for (unsigned i = 0; i < 4; ++i) next.push_back(b.CreateExtractValue(out, i));
+    return next;
+  };
   auto mmaTile = [&](llvm::Value *row0, llvm::Value *col0, const Regs &c) -> Regs {
     llvm::Value *bRow = b.CreateAdd(col0, g);
+    int64_t steps = K / kStep / replicas;
+    if (!tf32 && replicas == 1 && steps % 2 == 0)   // k steps in pairs: B by ldmatrix.x4.trans
+      return countedLoop(0, steps / 2, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
+        llvm::Value *kBase = b.CreateMul(j, i32(2 * kStep));
+        auto bf = loadBFragPair(kBase, col0);
+        Regs mid = mmaStep(loadAFrag(b.CreateSub(row0, g), kBase), bf[0], cur);
+        return mmaStep(loadAFrag(b.CreateSub(row0, g), b.CreateAdd(kBase, i32(kStep))), bf[1], mid);
+      });
     // a k-split accumulator copy runs k steps rep, rep + R, rep + 2R, ...
-    return countedLoop(0, K / kStep / replicas, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
+    return countedLoop(0, steps, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
       llvm::Value *ks = replicas == 1 ? j : b.CreateAdd(b.CreateMul(j, i32(replicas)), rep);
       llvm::Value *k0 = b.CreateAdd(b.CreateMul(ks, i32(kStep)), kt);
       llvm::Value *kBase = b.CreateMul(ks, i32(kStep));
-      std::vector<llvm::Value *> args = loadAFrag(b.CreateSub(row0, g), kBase);
+      std::vector<llvm::Value *> af = loadAFrag(b.CreateSub(row0, g), kBase), bf;
       if (tf32) {
         for (int i = 0; i < 2; ++i) {   // b_i: k kt + 4i, column g
           llvm::Value *k = b.CreateAdd(k0, i32(i * kStep / 2));
-          args.push_back(loadWord(offB, b.CreateAdd(b.CreateMul(k, i32(strideB)), bRow), 4 + i));
+          bf.push_back(loadWord(offB, b.CreateAdd(b.CreateMul(k, i32(strideB)), bRow), 4 + i));
         }
       } else {
-        auto bf = loadBFrag16(kBase, col0);
-        args.insert(args.end(), bf.begin(), bf.end());
+        bf = loadBFrag16(kBase, col0);
       }
-      args.insert(args.end(), cur.begin(), cur.end());
-      llvm::Value *out = b.CreateCall(mma, args);
-      Regs next;
-      for (unsigned i = 0; i < 4; ++i) next.push_back(b.CreateExtractValue(out, i));
-      return next;
+      return mmaStep(af, bf, cur);
     });
   };
 

@@ -271,11 +271,19 @@ public:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
   /// An mma.sync dot's operand staging (DotToLLVM.cpp): a (M x K) then b
-  /// (K x N), row-major, rows padded (16 bytes; tf32 b 8 words).
+  /// (K x N), row-major. f16/bf16 rows of a power-of-two count of 16-byte
+  /// chunks are unpadded, their chunks XOR-swizzled by row (`swizzleA`,
+  /// `swizzleB`): in a cp.async ring (`ring`) always, staged from registers
+  /// only below 128 bytes (where padded rows' stores conflict); other rows
+  /// are padded (16 bytes; tf32 b 8 words).
   struct MmaStaging {
     int64_t esize, stride, strideB, offB, bytes;   ///< element bytes; elements a row of a and of b; byte offset of b; in all
+    bool swizzleA = false, swizzleB = false;
   };
-  static MmaStaging mmaStaging(const ir::Op &dot);
+  static MmaStaging mmaStaging(const ir::Op &dot, bool ring);
+  /// Byte offset in an mma staging of element (row, col) of a (operand 0)
+  /// or b (operand 1); b's offset offB included.
+  llvm::Value *stagingOffset(const MmaStaging &st, int operand, llvm::Value *row, llvm::Value *col);
   /// Whether dot may take its operands by cp.async into a ring
   /// (planRingOperands): mma.sync with f16/bf16 operands, its accumulator
   /// in the fragment layout with no replicated columns (N >= 8 warps).

@@ -1235,15 +1235,13 @@ void Emitter::copyToOwnRing(ir::Op &load, const AsyncOperand &a, int64_t slotByt
 }
 
 int64_t Emitter::ringSlotBytes(const ir::Op &dot) const {
-  return gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch) ? geometry(*this, dot).bytes() : mmaStaging(dot).bytes;
+  return gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch) ? geometry(*this, dot).bytes() : mmaStaging(dot, true).bytes;
 }
 
 void Emitter::emitMmaRingCopy(ir::Op &load, const AsyncOperand &a) {
-  const MmaStaging st = mmaStaging(*a.dot);
-  int64_t rowElems = a.operand ? st.strideB : st.stride;
-  copyToOwnRing(load, a, st.bytes, a.operand ? st.offB : 0, [&](const std::vector<llvm::Value *> &c) {
-    return b.CreateMul(b.CreateAdd(b.CreateMul(c[0], i32(rowElems)), c[1]), i32(st.esize));
-  });
+  const MmaStaging st = mmaStaging(*a.dot, true);
+  copyToOwnRing(load, a, st.bytes, 0,
+                [&](const std::vector<llvm::Value *> &c) { return stagingOffset(st, a.operand, c[0], c[1]); });
 }
 
 void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {

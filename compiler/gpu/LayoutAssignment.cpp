@@ -42,8 +42,8 @@ bool dotRunsOnTensorCores(const ir::Op &op) {
 bool hasAsyncCopy(const std::string &arch) { return arch.rfind("sm_8", 0) == 0 || arch.rfind("sm_9", 0) == 0; }
 
 bool mmaRingsEnabled() {
-  const char *v = std::getenv("TILE_MMA_RING");   // read each time: a test turns it on and off
-  return v && *v == '1';
+  const char *v = std::getenv("TILE_MMA_RING");   // read each time: a test turns it off and on
+  return !(v && *v == '0');
 }
 
 bool isByteDot(const ir::Op &op) {

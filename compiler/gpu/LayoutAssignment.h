@@ -73,14 +73,12 @@ bool isByteDot(const ir::Op &dot);
 /// Whether arch has cp.async (sm_80 and up); "" (no target) has not.
 bool hasAsyncCopy(const std::string &arch);
 /// Whether mma.sync dots take their operands by cp.async rings
-/// (tile-pipeline's mmaRingDistance, the back end's mmaRingCandidate):
-/// only with TILE_MMA_RING=1 (the kernel cache does not key on it). Off by
-/// default: on the H100 the tutorial's 2-warp configs ran no faster with
-/// rings (64x32x32 103 against 105 TF/s) or slower (32x64x32 117 against
-/// 141): each iteration's ldmatrix waits out its latency after the
-/// barrier (short-scoreboard stalls, 7.6 of 13 cycles an instruction),
-/// which Triton hides by loading the next iteration's first k slice early
-/// (its Prefetch pass); see bench/results/idioms-h100-2026-12-07-session26.md.
+/// (tile-pipeline's mmaRingDistance, the back end's mmaRingCandidate): on
+/// unless TILE_MMA_RING=0 (the kernel cache does not key on it). With
+/// their staging swizzled (no padding, no bank conflicts) the rings run the
+/// tutorial's small configs at Triton's speed on the H100 (64x32x32 on 2
+/// warps 174 against Triton's 173 TF/s; registers: 126); padded, they did
+/// not (103); see bench/results/idioms-h100-2026-12-07-session27.md.
 bool mmaRingsEnabled();
 
 /// Opt-in shared memory per block of arch, in bytes.

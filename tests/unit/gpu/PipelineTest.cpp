@@ -239,11 +239,9 @@ TEST_CASE("tensor-core operand tiles are prefetched num_stages - 1 iterations ah
       CAPTURE(K);
       checkDeepMatmul(128, 256, K, stages);
     }
-  // mma.sync (sm_80 and up: cp.async) the same, with mma.sync rings on
-  // (TILE_MMA_RING=1: the back end's ring of its row-major staging)
-  setenv("TILE_MMA_RING", "1", 1);
+  // mma.sync (sm_80 and up: cp.async) the same (the back end's ring of
+  // its row-major staging)
   checkDeepMatmul(128, 256, 320, 4, "sm_80");
-  unsetenv("TILE_MMA_RING");
   // Without a target every distance is 1.
   HostArray a(Scalar::F16, 128 * 128), b(Scalar::F16, 128 * 128), c(Scalar::F32, 128 * 128);
   sema::test::Keywords kws = {{"N_ITERS", valArg(int64_t(2))}, {"BLOCK_M", valArg(int64_t(128))},
