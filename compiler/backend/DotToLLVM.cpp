@@ -147,25 +147,36 @@ static bool swizzledRow(int64_t bytes, bool ring) {
   return bytes >= 16 && (bytes & (bytes - 1)) == 0 && (ring || bytes < 128);
 }
 
-Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot, bool ring) {
+int Emitter::mmaStagingAlong(const ir::Type &t) const {
+  if (t.elem.scalar != Scalar::F16 && t.elem.scalar != Scalar::BF16) return 1;
+  return fastestDim(t) == 0 && contiguousRun(dist(t), 8, /*aligned=*/true, 0) >= 2 ? 0 : 1;
+}
+
+Emitter::MmaStaging Emitter::mmaStaging(const ir::Op &dot, bool ring) const {
   int64_t M = dot.operands[0]->type.shape[0], K = dot.operands[0]->type.shape[1], N = dot.operands[1]->type.shape[1];
   bool tf32 = isTf32Dot(dot);
   int64_t esz = tf32 ? 4 : 2;
-  bool swA = !tf32 && swizzledRow(K * esz, ring), swB = !tf32 && swizzledRow(N * esz, ring);
-  int64_t stride = K + (swA ? 0 : kRowPadBytes / esz);   // elements per row of a
-  // b stays row-major (k rows of N). tf32: rows N + 8 words apart, so that
-  // a B fragment's 4 k rows x 8 columns fall in 32 different banks; f16 and
-  // bf16: swizzled, or N + 8 halves (16-byte rows for ldmatrix, 8 rows in
-  // distinct banks)
-  int64_t strideB = N + (swB ? 0 : tf32 ? kTf32BPadWords : kRowPadBytes / esz);
-  int64_t offB = alignUp(M * stride * esz, 16);
-  MmaStaging st{esz, stride, strideB, offB, offB + K * strideB * esz};
+  bool transA = !tf32 && mmaStagingAlong(dot.operands[0]->type) == 0;
+  bool transB = !tf32 && mmaStagingAlong(dot.operands[1]->type) == 0;
+  int64_t rowA = transA ? M : K, rowB = transB ? K : N;   // elements a row, unpadded
+  bool swA = !tf32 && swizzledRow(rowA * esz, ring), swB = !tf32 && swizzledRow(rowB * esz, ring);
+  int64_t stride = rowA + (swA ? 0 : kRowPadBytes / esz);   // elements per row of a
+  // b row-major (k rows of N) or transposed (n rows of K). tf32: rows N +
+  // 8 words apart, so that a B fragment's 4 k rows x 8 columns fall in 32
+  // different banks; f16 and bf16: swizzled, or padded by 8 halves
+  // (16-byte rows for ldmatrix, 8 rows in distinct banks)
+  int64_t strideB = rowB + (swB ? 0 : tf32 ? kTf32BPadWords : kRowPadBytes / esz);
+  int64_t offB = alignUp((transA ? K : M) * stride * esz, 16);
+  MmaStaging st{esz, stride, strideB, offB, offB + (transB ? N : K) * strideB * esz};
   st.swizzleA = swA;
   st.swizzleB = swB;
+  st.transA = transA;
+  st.transB = transB;
   return st;
 }
 
 llvm::Value *Emitter::stagingOffset(const MmaStaging &st, int operand, llvm::Value *row, llvm::Value *col) {
+  if (operand ? st.transB : st.transA) std::swap(row, col);   // (row, col) of the tile -> of the staging
   int64_t rowElems = operand ? st.strideB : st.stride, rowBytes = rowElems * st.esize;
   llvm::Value *off = b.CreateMul(b.CreateAdd(b.CreateMul(row, i32(rowElems)), col), i32(st.esize));
   if (operand ? st.swizzleB : st.swizzleA) {
@@ -236,7 +247,8 @@ bool Emitter::dotWithMma(ir::Op &op) {
     // the 13 low bits anyway; explicit, the value is tf32 on every path)
     if (tf32)
       for (llvm::Value *&x : r) x = toTf32(x);
-    size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true);
+    bool trans = operand ? st.transB : st.transA;
+    size_t n = contiguousRun(d, 16 / esz, /*aligned=*/true, trans ? 0 : 1);
     Regs own = owners(d);   // replicated operand registers store once (uniform over a run)
     for (size_t i = 0; i < r.size(); i += n) {
       llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, operand, crd[i][0], crd[i][1]));
@@ -305,26 +317,45 @@ bool Emitter::dotWithMma(ir::Op &op) {
       out.push_back(b.CreateBitCast(b.CreateExtractValue(r, i), mmaTy->getParamType(firstParam + i)));
     return out;
   };
+  // a transposed (K rows of M): the same four matrices by ldmatrix.x4.trans,
+  // lane l giving k row k0 + l % 8 + (l / 16) * 8 at m rowBase + ((l / 8) % 2) * 8
+  llvm::Function *ldmAT = ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
+  llvm::Value *hi8 = b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8));
+  llvm::Value *q8 = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(8));
   auto loadAFrag = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
-    llvm::Value *off = stagingOffset(st, 0, b.CreateAdd(rowBase, ldmRow), b.CreateAdd(k0, ldmCol));
-    return unpack(b.CreateCall(ldmA, {b.CreateGEP(b.getInt8Ty(), base, off)}), 4, 0);
+    llvm::Value *off = st.transA ? stagingOffset(st, 0, b.CreateAdd(rowBase, hi8), b.CreateAdd(k0, b.CreateAdd(lane8, q8)))
+                                 : stagingOffset(st, 0, b.CreateAdd(rowBase, ldmRow), b.CreateAdd(k0, ldmCol));
+    return unpack(b.CreateCall(st.transA ? ldmAT : ldmA, {b.CreateGEP(b.getInt8Ty(), base, off)}), 4, 0);
   };
   // f16/bf16 B fragment of one k step in one ldmatrix.x2.trans from the
   // row-major b: matrix i is k rows 8i..8i+7 of the tile's 8 columns, and
   // .trans hands lane 4g + t the pair (k 2t, 2t + 1) of column g = b_i.
   // Lanes 0..15 give the row addresses (16..31 repeat them).
-  llvm::Function *ldmB = tf32 ? nullptr : ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
-  llvm::Value *ldmBRow = b.CreateAdd(lane8, b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
+  // b transposed (N rows of K): plain ldmatrix, matrix i being n rows
+  // col0..col0+7 at k kBase + 8i (lane l gives n row col0 + l % 8), which
+  // hands lane 4g + t the pair (k 2t, 2t + 1) of column g as well.
+  using namespace llvm::Intrinsic;
+  llvm::Function *ldmB = tf32 ? nullptr
+                              : ldmatrix(st.transB ? nvvm_ldmatrix_sync_aligned_m8n8_x2_b16
+                                                   : nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
+  llvm::Value *ldmBRow = b.CreateAdd(lane8, hi8);
   auto loadBFrag16 = [&](llvm::Value *kBase, llvm::Value *col0) -> std::vector<llvm::Value *> {
-    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, 1, b.CreateAdd(kBase, ldmBRow), col0));
-    return unpack(b.CreateCall(ldmB, {p}), 2, 4);
+    llvm::Value *off = st.transB ? stagingOffset(st, 1, b.CreateAdd(kBase, hi8), b.CreateAdd(col0, lane8))
+                                 : stagingOffset(st, 1, b.CreateAdd(kBase, ldmBRow), col0);
+    return unpack(b.CreateCall(ldmB, {b.CreateGEP(b.getInt8Ty(), base, off)}), 2, 4);
   };
-  // Two k steps' B fragments of one tile in one ldmatrix.x4.trans: lane l
-  // gives the address of k row kBase + l (matrices 2 and 3 are the second
-  // step's), registers 0-1 are the first step's fragment and 2-3 the second's.
-  llvm::Function *ldmB4 = tf32 ? nullptr : ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
+  // Two k steps' B fragments of one tile in one ldmatrix.x4(.trans): lane l
+  // gives the address of k row kBase + l (transposed: of n row col0 + l % 8
+  // at k kBase + (l / 8) * 8); matrices 2 and 3 are the second step's, so
+  // registers 0-1 are the first step's fragment and 2-3 the second's.
+  llvm::Function *ldmB4 =
+      tf32 ? nullptr
+           : ldmatrix(st.transB ? nvvm_ldmatrix_sync_aligned_m8n8_x4_b16 : nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
+  llvm::Value *l8 = b.CreateMul(b.CreateUDiv(lane, i32(8)), i32(8));
   auto loadBFragPair = [&](llvm::Value *kBase, llvm::Value *col0) -> std::array<std::vector<llvm::Value *>, 2> {
-    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, 1, b.CreateAdd(kBase, lane), col0));
+    llvm::Value *off = st.transB ? stagingOffset(st, 1, b.CreateAdd(kBase, l8), b.CreateAdd(col0, lane8))
+                                 : stagingOffset(st, 1, b.CreateAdd(kBase, lane), col0);
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, off);
     llvm::Value *r = b.CreateCall(ldmB4, {p});
     std::array<std::vector<llvm::Value *>, 2> out;
     for (unsigned i = 0; i < 4; ++i)

@@ -271,16 +271,22 @@ public:
   /// shapes or types unsuited, nothing emitted.
   bool dotWithMma(ir::Op &op);
   /// An mma.sync dot's operand staging (DotToLLVM.cpp): a (M x K) then b
-  /// (K x N), row-major. f16/bf16 rows of a power-of-two count of 16-byte
-  /// chunks are unpadded, their chunks XOR-swizzled by row (`swizzleA`,
-  /// `swizzleB`): in a cp.async ring (`ring`) always, staged from registers
-  /// only below 128 bytes (where padded rows' stores conflict); other rows
-  /// are padded (16 bytes; tf32 b 8 words).
+  /// (K x N), row-major, or an f16/bf16 operand whose registers run along
+  /// its dimension 0 transposed (`transA`: a as K rows of M; `transB`: b as
+  /// N rows of K; mmaStagingAlong). f16/bf16 rows of a power-of-two count
+  /// of 16-byte chunks are unpadded, their chunks XOR-swizzled by row
+  /// (`swizzleA`, `swizzleB`): in a cp.async ring (`ring`) always, staged
+  /// from registers only below 128 bytes (where padded rows' stores
+  /// conflict); other rows are padded (16 bytes; tf32 b 8 words).
   struct MmaStaging {
     int64_t esize, stride, strideB, offB, bytes;   ///< element bytes; elements a row of a and of b; byte offset of b; in all
-    bool swizzleA = false, swizzleB = false;
+    bool swizzleA = false, swizzleB = false, transA = false, transB = false;
   };
-  static MmaStaging mmaStaging(const ir::Op &dot, bool ring);
+  MmaStaging mmaStaging(const ir::Op &dot, bool ring) const;
+  /// The dimension along which an mma.sync operand of type t is staged in
+  /// rows: 0 when its registers run along dimension 0 by at least two
+  /// elements (a k-major b, an m-major a), else 1.
+  int mmaStagingAlong(const ir::Type &t) const;
   /// Byte offset in an mma staging of element (row, col) of a (operand 0)
   /// or b (operand 1); b's offset offB included.
   llvm::Value *stagingOffset(const MmaStaging &st, int operand, llvm::Value *row, llvm::Value *col);

@@ -1095,7 +1095,7 @@ void Emitter::planRingOperandsOf(ir::Op &loop) {
       // row-major staging (both tiles' rows along k / n, 16-byte chunks)
       auto chainOf = [&](int k) {
         auto qualifies = [&](const ir::Value *v, const ir::Block &scope, const ir::Op *onlyUser) {
-          return copiesBy16Bytes(v, scope, onlyUser, 1);
+          return copiesBy16Bytes(v, scope, onlyUser, mmaStagingAlong(o->operands[size_t(k)]->type));
         };
         return carriedChain(loop, *o, o->operands[size_t(k)], qualifies);
       };

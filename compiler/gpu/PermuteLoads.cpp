@@ -26,18 +26,28 @@ std::map<const Value *, int> countUses(Function &fn) {
   return uses;
 }
 
-/// Whether v is an A or B operand of a dot in blk that runs as wgmma.
-bool feedsWgmma(const Value *v, const Block &blk, const Target &t) {
-  for (auto &o : blk.ops)
-    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v) &&
-        dotRunsOnWgmma(*o, t.numWarps, t.arch))
-      return true;
-  return false;
-}
-
 /// Whether blk is a for loop's body.
 bool inLoopBody(const Block &blk) {
   return blk.parent && blk.parent->parent && blk.parent->parent->kind == OpKind::For;
+}
+
+/// Whether dot, in a loop body, may take its operands by a cp.async ring
+/// of its mma.sync staging (the pipeline pass's mmaRingDistance, the back
+/// end's planRingOperands): f16/bf16 on tensor cores, a target with
+/// cp.async, more than two stages.
+bool mmaRingDot(const Op &dot, const Target &t) {
+  return inLoopBody(*dot.parent) && t.numStages > 2 && mmaRingsEnabled() && hasAsyncCopy(t.arch) &&
+         dotRunsOnTensorCores(dot) && byteSize(dot.operands[0]->type.elem.scalar) == 2;
+}
+
+/// Whether v is an A or B operand of a dot in blk that runs as wgmma, or
+/// (`ring`: v's load has no other use) of an mma.sync dot with a ring.
+bool feedsStagedDot(const Value *v, const Block &blk, const Target &t, bool ring) {
+  for (auto &o : blk.ops)
+    if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v) &&
+        (dotRunsOnWgmma(*o, t.numWarps, t.arch) || (ring && mmaRingDot(*o, t))))
+      return true;
+  return false;
 }
 
 int64_t tileBytes(const Value *v) { return v->type.numElements() * byteSize(v->type.elem.scalar); }
@@ -82,7 +92,7 @@ Op *permutedLoad(Op &perm, const std::map<const Value *, int> &uses, const Targe
   if (shared && (!inLoopBody(*ld->parent) || sharesOperandRing(*ld, axis, t.numWarps, t.arch) ||
                  !roomForSecondLoad(*ld, t)))
     return nullptr;
-  return feedsWgmma(perm.result(), *perm.parent, t) ? ld : nullptr;
+  return feedsStagedDot(perm.result(), *perm.parent, t, !shared) ? ld : nullptr;
 }
 
 /// The load of the permuted operands, built before ld.

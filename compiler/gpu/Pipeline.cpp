@@ -361,10 +361,11 @@ private:
   }
 
   /// With mmaRingsEnabled, an f16/bf16 dot on mma.sync (a target with cp.async) whose A and B are both
-  /// loads of the body, each its one use, running along k (A) and n (B) by
-  /// 16-byte chunks: num_stages - 1, as Triton's pipeliner does for mma v2
-  /// (the back end's planRingOperands copies both into a ring of its
-  /// row-major staging); 1 otherwise.
+  /// loads of the body, each its one use, running by 16-byte chunks along
+  /// their most contiguous dim (k or m for A, n or k for B): num_stages - 1,
+  /// as Triton's pipeliner does for mma v2 (the back end's
+  /// planRingOperands copies both into a ring of its staging, rows along
+  /// that dim); 1 otherwise.
   int mmaRingDistance(const Op &dot) const {
     // (N >= 8 x num_warps: no replicated accumulator columns, whose dots split k instead)
     if (!mmaRingsEnabled() || !hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) ||
@@ -375,7 +376,7 @@ private:
       const Value *v = dot.operands[size_t(k)];
       const Op *ld = v->isBlockArg() ? nullptr : v->def;
       // (and a tile of at least a 16-byte chunk a thread, which the layout then gives each)
-      if (!ld || ld->kind != OpKind::Load || ld->parent != &body_ || onlyUser(v) != &dot || !copiesBy16Bytes(*ld, 1) ||
+      if (!ld || ld->kind != OpKind::Load || ld->parent != &body_ || onlyUser(v) != &dot || !copiesBy16Bytes(*ld, -1) ||
           v->type.numElements() < 8 * 32 * target_.numWarps)
         return 1;
     }
