@@ -376,7 +376,7 @@ bool Emitter::dotWithMma(ir::Op &op) {
   auto mmaTile = [&](llvm::Value *row0, llvm::Value *col0, const Regs &c) -> Regs {
     llvm::Value *bRow = b.CreateAdd(col0, g);
     int64_t steps = K / kStep / replicas;
-    if (!tf32 && replicas == 1 && steps % 2 == 0)   // k steps in pairs: B by ldmatrix.x4.trans
+    if (!tf32 && replicas == 1 && steps % 2 == 0)   // k steps in pairs: B by one ldmatrix.x4 a pair
       return countedLoop(0, steps / 2, c, [&](llvm::Value *j, const Regs &cur) -> Regs {
         llvm::Value *kBase = b.CreateMul(j, i32(2 * kStep));
         auto bf = loadBFragPair(kBase, col0);
