@@ -132,9 +132,10 @@ def part_matmul(root):
         if data.get("key") != ns["data_key"](case):
             data.clear()
             torch.cuda.empty_cache()
-            if dt == "float16":
+            if dt == "float16":  # B row-major, or K-major (an N x K weight's transpose) for "_kmajor"
                 a = torch.randn((M, K), device="cuda", dtype=torch.float16)
-                b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+                b = (torch.randn((K, N), device="cuda", dtype=torch.float16) if nmajor
+                     else torch.randn((N, K), device="cuda", dtype=torch.float16).T)
             else:  # fp8: B K-major, as Triton's tutorial passes it (and torch._scaled_mm wants it), or N-major
                 t = getattr(torch, dt)
                 a = torch.randn((M, K), device="cuda").to(t)
