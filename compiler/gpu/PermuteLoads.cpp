@@ -31,13 +31,23 @@ bool inLoopBody(const Block &blk) {
   return blk.parent && blk.parent->parent && blk.parent->parent->kind == OpKind::For;
 }
 
+/// Whether v is a load of blk, or a permute of one.
+bool loadedIn(const Value *v, const Block &blk) {
+  if (v->def && v->def->kind == OpKind::Permute) v = v->def->operands[0];
+  return v->def && v->def->kind == OpKind::Load && v->def->parent == &blk;
+}
+
 /// Whether dot, in a loop body, may take its operands by a cp.async ring
 /// of its mma.sync staging (the pipeline pass's mmaRingDistance, the back
 /// end's planRingOperands): f16/bf16 on tensor cores, a target with
-/// cp.async, more than two stages.
+/// cp.async, more than two stages, and both operands loads of the body
+/// (permuted or not). With an operand from elsewhere (attention's q @ kᵀ,
+/// q loaded before the loop) both stay in registers, where permuting the
+/// values is cheaper.
 bool mmaRingDot(const Op &dot, const Target &t) {
   return inLoopBody(*dot.parent) && t.numStages > 2 && mmaRingsEnabled() && hasAsyncCopy(t.arch) &&
-         dotRunsOnTensorCores(dot) && byteSize(dot.operands[0]->type.elem.scalar) == 2;
+         dotRunsOnTensorCores(dot) && byteSize(dot.operands[0]->type.elem.scalar) == 2 &&
+         loadedIn(dot.operands[0], *dot.parent) && loadedIn(dot.operands[1], *dot.parent);
 }
 
 /// Whether v is an A or B operand of a dot in blk that runs as wgmma, or
