@@ -192,12 +192,7 @@ llvm::Value *Emitter::stagingOffset(const MmaStaging &st, int operand, llvm::Val
 }
 
 bool Emitter::mmaRingCandidate(const ir::Op &dot) const {
-  if (dot.kind != ir::OpKind::Dot || !gpu::mmaRingsEnabled() || !gpu::hasAsyncCopy(opts.arch) ||
-      !gpu::dotRunsOnTensorCores(dot) || isTf32Dot(dot) ||
-      gpu::dotRunsOnWgmma(dot, opts.numWarps, opts.arch))
-    return false;
-  const ir::Type &t = dot.result()->type;
-  return t.rank() == 2 && t.shape[1] >= 8 * opts.numWarps && !fragmentRegs(t, opts.numWarps).empty();
+  return gpu::mmaRingDot(dot, opts.numWarps, opts.arch) && !fragmentRegs(dot.result()->type, opts.numWarps).empty();
 }
 
 bool Emitter::dotWithMma(ir::Op &op) {
@@ -297,66 +292,64 @@ bool Emitter::dotWithMma(ir::Op &op) {
     llvm::Value *p = b.CreateGEP(elemTy, b.CreateGEP(b.getInt8Ty(), base, i32(off)), idx);
     return b.CreateAlignedLoad(i32Ty, p, llvm::Align(4));
   };
-  // The A fragment of one k step in one ldmatrix.x4. Its four 8x8 b16
-  // matrices are (rows 0-7, k 0-h) (rows 8-15, k 0-h) (rows 0-7, k h-2h)
-  // (rows 8-15, k h-2h) with h = 8 halves = 16 bytes (f16/bf16), or 4 tf32
-  // (an 8x4 tf32 block viewed as b16 is an 8x8 matrix whose row r, b32
-  // column c lands in lane 4r + c): exactly a0..a3. Lanes 8i..8i+7 give the
-  // row addresses of matrix i (rows 16-byte aligned, 8 rows in distinct
-  // banks).
-  auto ldmatrix = [&](llvm::Intrinsic::ID id) {
-    return llvm::Intrinsic::getDeclaration(&mod, id, {base->getType()});
+  // ldmatrix reads 8x8 b16 matrices whose rows run along the staging's
+  // rows (16-byte aligned, 8 rows in distinct banks); the fragments want
+  // them along m (A) and n (B): the .trans form where the two differ (a
+  // row-major b, a transposed a). Lanes 8i..8i+7 give the row addresses of
+  // matrix i.
+  auto ldmatrix = [&](unsigned count, int operand) {
+    using namespace llvm::Intrinsic;
+    static const ID ids[2][2] = {{nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16},
+                                 {nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16}};
+    bool rowsAlongK = operand ? !st.transB : st.transA;
+    return llvm::Intrinsic::getDeclaration(&mod, ids[count == 4][rowsAlongK], {base->getType()});
   };
-  llvm::Function *ldmA = ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16);
+  // Lane l's (row, col) offsets in the operand's tile when matrix l / 8
+  // starts at (dRow, dCol) (null: 0): that matrix's row l % 8, along the
+  // staging's rows. Made once, before the k loops.
   llvm::Value *lane8 = b.CreateURem(lane, i32(8));
-  llvm::Value *ldmRow = b.CreateAdd(lane8, b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8)));
-  llvm::Value *ldmCol = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(16 / esz));
+  llvm::Value *l8 = b.CreateMul(b.CreateUDiv(lane, i32(8)), i32(8));   // (l / 8) * 8
+  using LaneOffsets = std::pair<llvm::Value *, llvm::Value *>;
+  auto laneOffsets = [&](int operand, llvm::Value *dRow, llvm::Value *dCol) -> LaneOffsets {
+    // (l % 8 + (l / 8) * 8 is the lane itself)
+    auto plus = [&](llvm::Value *d) { return !d ? lane8 : d == l8 ? lane : b.CreateAdd(lane8, d); };
+    if (operand ? st.transB : st.transA) return {dRow, plus(dCol)};
+    return {plus(dRow), dCol};
+  };
+  auto ldmAddress = [&](int operand, const LaneOffsets &lanes, llvm::Value *row, llvm::Value *col) {
+    auto plus = [&](llvm::Value *v, llvm::Value *d) { return d ? b.CreateAdd(v, d) : v; };
+    return b.CreateGEP(b.getInt8Ty(), base, stagingOffset(st, operand, plus(row, lanes.first), plus(col, lanes.second)));
+  };
+  llvm::Value *hi8 = b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8));   // ((l / 8) % 2) * 8
+  llvm::Value *kHalf = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(16 / esz));              // (l / 16) * h
+  const LaneOffsets aLanes = laneOffsets(0, hi8, kHalf), bLanes = laneOffsets(1, hi8, nullptr),
+                    bPairLanes = laneOffsets(1, l8, nullptr);
   auto unpack = [&](llvm::Value *r, unsigned n, unsigned firstParam) {
     std::vector<llvm::Value *> out;
     for (unsigned i = 0; i < n; ++i)   // <2 x half> for f16, i32 for bf16 and tf32
       out.push_back(b.CreateBitCast(b.CreateExtractValue(r, i), mmaTy->getParamType(firstParam + i)));
     return out;
   };
-  // a transposed (K rows of M): the same four matrices by ldmatrix.x4.trans,
-  // lane l giving k row k0 + l % 8 + (l / 16) * 8 at m rowBase + ((l / 8) % 2) * 8
-  llvm::Function *ldmAT = ldmatrix(llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
-  llvm::Value *hi8 = b.CreateMul(b.CreateAnd(b.CreateUDiv(lane, i32(8)), i32(1)), i32(8));
-  llvm::Value *q8 = b.CreateMul(b.CreateUDiv(lane, i32(16)), i32(8));
+  // The A fragment of one k step in one ldmatrix.x4. Its four 8x8 b16
+  // matrices are (rows 0-7, k 0-h) (rows 8-15, k 0-h) (rows 0-7, k h-2h)
+  // (rows 8-15, k h-2h) with h = 8 halves = 16 bytes (f16/bf16), or 4 tf32
+  // (an 8x4 tf32 block viewed as b16 is an 8x8 matrix whose row r, b32
+  // column c lands in lane 4r + c): exactly a0..a3.
   auto loadAFrag = [&](llvm::Value *rowBase, llvm::Value *k0) -> std::vector<llvm::Value *> {
-    llvm::Value *off = st.transA ? stagingOffset(st, 0, b.CreateAdd(rowBase, hi8), b.CreateAdd(k0, b.CreateAdd(lane8, q8)))
-                                 : stagingOffset(st, 0, b.CreateAdd(rowBase, ldmRow), b.CreateAdd(k0, ldmCol));
-    return unpack(b.CreateCall(st.transA ? ldmAT : ldmA, {b.CreateGEP(b.getInt8Ty(), base, off)}), 4, 0);
+    llvm::Value *p = ldmAddress(0, aLanes, rowBase, k0);
+    return unpack(b.CreateCall(ldmatrix(4, 0), {p}), 4, 0);
   };
-  // f16/bf16 B fragment of one k step in one ldmatrix.x2.trans from the
-  // row-major b: matrix i is k rows 8i..8i+7 of the tile's 8 columns, and
-  // .trans hands lane 4g + t the pair (k 2t, 2t + 1) of column g = b_i.
-  // Lanes 0..15 give the row addresses (16..31 repeat them).
-  // b transposed (N rows of K): plain ldmatrix, matrix i being n rows
-  // col0..col0+7 at k kBase + 8i (lane l gives n row col0 + l % 8), which
-  // hands lane 4g + t the pair (k 2t, 2t + 1) of column g as well.
-  using namespace llvm::Intrinsic;
-  llvm::Function *ldmB = tf32 ? nullptr
-                              : ldmatrix(st.transB ? nvvm_ldmatrix_sync_aligned_m8n8_x2_b16
-                                                   : nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
-  llvm::Value *ldmBRow = b.CreateAdd(lane8, hi8);
+  // f16/bf16 B fragment of one k step in one ldmatrix.x2: matrix i is k
+  // rows 8i..8i+7 of the tile's 8 columns, handing lane 4g + t the pair
+  // (k 2t, 2t + 1) of column g = b_i. Lanes 0..15 give the row addresses
+  // (16..31 repeat them).
   auto loadBFrag16 = [&](llvm::Value *kBase, llvm::Value *col0) -> std::vector<llvm::Value *> {
-    llvm::Value *off = st.transB ? stagingOffset(st, 1, b.CreateAdd(kBase, hi8), b.CreateAdd(col0, lane8))
-                                 : stagingOffset(st, 1, b.CreateAdd(kBase, ldmBRow), col0);
-    return unpack(b.CreateCall(ldmB, {b.CreateGEP(b.getInt8Ty(), base, off)}), 2, 4);
+    return unpack(b.CreateCall(ldmatrix(2, 1), {ldmAddress(1, bLanes, kBase, col0)}), 2, 4);
   };
-  // Two k steps' B fragments of one tile in one ldmatrix.x4(.trans): lane l
-  // gives the address of k row kBase + l (transposed: of n row col0 + l % 8
-  // at k kBase + (l / 8) * 8); matrices 2 and 3 are the second step's, so
-  // registers 0-1 are the first step's fragment and 2-3 the second's.
-  llvm::Function *ldmB4 =
-      tf32 ? nullptr
-           : ldmatrix(st.transB ? nvvm_ldmatrix_sync_aligned_m8n8_x4_b16 : nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16);
-  llvm::Value *l8 = b.CreateMul(b.CreateUDiv(lane, i32(8)), i32(8));
+  // Two k steps' B fragments of one tile in one ldmatrix.x4, matrix i at k
+  // kBase + 8i: registers 0-1 are the first step's fragment, 2-3 the second's.
   auto loadBFragPair = [&](llvm::Value *kBase, llvm::Value *col0) -> std::array<std::vector<llvm::Value *>, 2> {
-    llvm::Value *off = st.transB ? stagingOffset(st, 1, b.CreateAdd(kBase, l8), b.CreateAdd(col0, lane8))
-                                 : stagingOffset(st, 1, b.CreateAdd(kBase, lane), col0);
-    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), base, off);
-    llvm::Value *r = b.CreateCall(ldmB4, {p});
+    llvm::Value *r = b.CreateCall(ldmatrix(4, 1), {ldmAddress(1, bPairLanes, kBase, col0)});
     std::array<std::vector<llvm::Value *>, 2> out;
     for (unsigned i = 0; i < 4; ++i)
       out[i / 2].push_back(b.CreateBitCast(b.CreateExtractValue(r, i), mmaTy->getParamType(4 + i % 2)));

@@ -46,6 +46,12 @@ bool mmaRingsEnabled() {
   return !(v && *v == '0');
 }
 
+bool mmaRingDot(const ir::Op &dot, int numWarps, const std::string &arch) {
+  return dot.kind == ir::OpKind::Dot && mmaRingsEnabled() && hasAsyncCopy(arch) && dotRunsOnTensorCores(dot) &&
+         byteSize(dot.operands[0]->type.elem.scalar) == 2 && !dotRunsOnWgmma(dot, numWarps, arch) &&
+         dot.result()->type.shape[1] >= 8 * numWarps;
+}
+
 bool isByteDot(const ir::Op &op) {
   const ir::Type &a = op.operands[0]->type, &b = op.operands[1]->type;
   return !a.elem.isPtr && !b.elem.isPtr && byteSize(a.elem.scalar) == 1 && byteSize(b.elem.scalar) == 1;

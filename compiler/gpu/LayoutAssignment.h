@@ -80,6 +80,12 @@ bool hasAsyncCopy(const std::string &arch);
 /// warps 174 against Triton's 173 TF/s; registers: 126); padded, they did
 /// not (103); see bench/results/idioms-h100-2026-12-07-session27.md.
 bool mmaRingsEnabled();
+/// Whether dot may take its operands by cp.async rings of its mma.sync
+/// staging (tile-pipeline's mmaRingDistance, tile-permute-loads, the back
+/// end's mmaRingCandidate): rings on, a target with cp.async, an f16/bf16
+/// dot on tensor cores that does not run as wgmma, N >= 8 x num_warps (no
+/// replicated accumulator columns, whose dots split k instead).
+bool mmaRingDot(const ir::Op &dot, int numWarps, const std::string &arch);
 
 /// Opt-in shared memory per block of arch, in bytes.
 int64_t sharedMemoryLimit(const std::string &arch);

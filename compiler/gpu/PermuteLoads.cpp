@@ -38,15 +38,13 @@ bool loadedIn(const Value *v, const Block &blk) {
 }
 
 /// Whether dot, in a loop body, may take its operands by a cp.async ring
-/// of its mma.sync staging (the pipeline pass's mmaRingDistance, the back
-/// end's planRingOperands): f16/bf16 on tensor cores, a target with
-/// cp.async, more than two stages, and both operands loads of the body
-/// (permuted or not). With an operand from elsewhere (attention's q @ kᵀ,
-/// q loaded before the loop) both stay in registers, where permuting the
-/// values is cheaper.
-bool mmaRingDot(const Op &dot, const Target &t) {
-  return inLoopBody(*dot.parent) && t.numStages > 2 && mmaRingsEnabled() && hasAsyncCopy(t.arch) &&
-         dotRunsOnTensorCores(dot) && byteSize(dot.operands[0]->type.elem.scalar) == 2 &&
+/// of its mma.sync staging (gpu::mmaRingDot; the pipeline pass's
+/// mmaRingDistance, the back end's planRingOperands): more than two
+/// stages, and both operands loads of the body (permuted or not). With an
+/// operand from elsewhere (attention's q @ kᵀ, q loaded before the loop)
+/// both stay in registers, where permuting the values is cheaper.
+bool ringDotInLoop(const Op &dot, const Target &t) {
+  return inLoopBody(*dot.parent) && t.numStages > 2 && mmaRingDot(dot, t.numWarps, t.arch) &&
          loadedIn(dot.operands[0], *dot.parent) && loadedIn(dot.operands[1], *dot.parent);
 }
 
@@ -55,7 +53,7 @@ bool mmaRingDot(const Op &dot, const Target &t) {
 bool feedsStagedDot(const Value *v, const Block &blk, const Target &t, bool ring) {
   for (auto &o : blk.ops)
     if (o->kind == OpKind::Dot && (o->operands[0] == v || o->operands[1] == v) &&
-        (dotRunsOnWgmma(*o, t.numWarps, t.arch) || (ring && mmaRingDot(*o, t))))
+        (dotRunsOnWgmma(*o, t.numWarps, t.arch) || (ring && ringDotInLoop(*o, t))))
       return true;
   return false;
 }

@@ -367,11 +367,7 @@ private:
   /// planRingOperands copies both into a ring of its staging, rows along
   /// that dim); 1 otherwise.
   int mmaRingDistance(const Op &dot) const {
-    // (N >= 8 x num_warps: no replicated accumulator columns, whose dots split k instead)
-    if (!mmaRingsEnabled() || !hasAsyncCopy(target_.arch) || !dotRunsOnTensorCores(dot) ||
-        byteSize(dot.operands[0]->type.elem.scalar) != 2 ||
-        dot.result()->type.shape[1] < 8 * target_.numWarps)
-      return 1;
+    if (!mmaRingDot(dot, target_.numWarps, target_.arch)) return 1;
     for (int k = 0; k < 2; ++k) {
       const Value *v = dot.operands[size_t(k)];
       const Op *ld = v->isBlockArg() ? nullptr : v->def;
