@@ -34,6 +34,33 @@ void addIncoming(Emitter &e, std::vector<Regs> &phis, const std::vector<Regs> &v
     for (size_t r = 0; r < phis[i].size(); ++r) e.closeLoopPhi(llvm::cast<llvm::PHINode>(phis[i][r]), vals[i][r], from);
 }
 
+/// Whether a carried value's registers go four to a 32-bit phi: 8-bit
+/// registers (fp8, i8 tiles a pipelined load carries to the next
+/// iteration). PTX has no 8-bit registers: a phi a byte costs a 16-bit
+/// register a byte, a move each in the loop and a bfi chain wherever the
+/// bytes are stored together again; packed, LLVM folds the packing into
+/// the loads' 32-bit lanes and a store's bytes into byte permutes.
+bool packsBytes(const Regs &r) {
+  return !r.empty() && r.size() % 4 == 0 &&
+         std::all_of(r.begin(), r.end(), [](llvm::Value *v) { return v->getType()->isIntegerTy(8); });
+}
+
+Regs packBytes(Emitter &e, const Regs &r) {
+  Regs out;
+  for (size_t i = 0; i < r.size(); i += 4) out.push_back(packWord(e.b, {r[i], r[i + 1], r[i + 2], r[i + 3]}));
+  return out;
+}
+
+Regs unpackBytes(Emitter &e, const Regs &r) {
+  Regs out;
+  auto *v4 = llvm::FixedVectorType::get(e.b.getInt8Ty(), 4);
+  for (llvm::Value *w : r) {
+    llvm::Value *v = e.b.CreateBitCast(w, v4);
+    for (uint64_t k = 0; k < 4; ++k) out.push_back(e.b.CreateExtractElement(v, k));
+  }
+  return out;
+}
+
 std::vector<ir::Type> argTypes(const ir::Block &blk, size_t first) {
   std::vector<ir::Type> out;
   for (size_t i = first; i < blk.args.size(); ++i) out.push_back(blk.args[i]->type);
@@ -81,6 +108,11 @@ bool Emitter::emitFor(ir::Op &op) {
     for (const auto &[dot, alias] : pipelinedWgmma) aliasScratch |= alias && dot->parent == &body;
   }
   if (aliasScratch) beginSharedUse();   // once, before the loop
+  std::vector<bool> packed(types.size(), false);
+  for (size_t i = 0; i < types.size(); ++i) {
+    packed[i] = !split[i] && !inFlight[i] && packsBytes(init[i]);
+    if (packed[i]) init[i] = packBytes(*this, init[i]);
+  }
   stageInvariantOperands(op);
   llvm::BasicBlock *pre = b.GetInsertBlock(), *header = newBlock(*this, "for.header"),
                    *loop = newBlock(*this, "for.body"), *exit = newBlock(*this, "for.exit");
@@ -101,7 +133,7 @@ bool Emitter::emitFor(ir::Op &op) {
   define(body.args[0].get(), {iv});
   for (size_t i = 0; i < types.size(); ++i) {
     if (async(i)) defineVirtual(body.args[1 + i].get());
-    else define(body.args[1 + i].get(), carried[i]);
+    else define(body.args[1 + i].get(), packed[i] ? unpackBytes(*this, carried[i]) : carried[i]);
   }
   loops.push_back({&body, parityPhi[0][0], iterPhi[0][0]});
   emitBlock(body);
@@ -109,7 +141,9 @@ bool Emitter::emitFor(ir::Op &op) {
   loops.pop_back();
   std::vector<Regs> next;
   for (size_t i = 0; i < types.size(); ++i)
-    next.push_back(async(i) ? Regs{} : regsAs(body.terminator()->operands[i], types[i]));
+    next.push_back(async(i)      ? Regs{}
+                   : packed[i] ? packBytes(*this, regsAs(body.terminator()->operands[i], types[i]))
+                               : regsAs(body.terminator()->operands[i], types[i]));
   llvm::Value *ivNext = b.CreateAdd(iv, step);
   llvm::Value *parityNext = b.CreateXor(parityPhi[0][0], i32(1));
   llvm::Value *iterNext = b.CreateAdd(iterPhi[0][0], i32(1));
@@ -143,7 +177,8 @@ bool Emitter::emitFor(ir::Op &op) {
       defineVirtual(op.results[i].get());
       continue;
     }
-    Regs r = split[i] ? combineKSplit(carried[i], types[i], split[i], op.loc)
+    Regs r = split[i]    ? combineKSplit(carried[i], types[i], split[i], op.loc)
+             : packed[i] ? unpackBytes(*this, carried[i])
              : inFlight[i] || deferredCarried.count({&op, i}) ? wgmmaWait(carried[i])
                            : carried[i];
     define(op.results[i].get(), convertRegs(r, types[i], op.results[i]->type, op.loc));

@@ -83,6 +83,29 @@ size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned, int dim) {
   return 1;
 }
 
+llvm::Value *packWord(Builder &b, llvm::ArrayRef<llvm::Value *> bytes) {
+  // the four bytes of one 32-bit lane of a vector (a load's): that lane
+  // (LLVM's combiner and the NVPTX back end do not always see it through
+  // the byte extracts, and rebuild it with bfe/bfi)
+  auto *x0 = llvm::dyn_cast<llvm::ExtractElementInst>(bytes[0]);
+  auto *vt = x0 ? llvm::dyn_cast<llvm::FixedVectorType>(x0->getVectorOperandType()) : nullptr;
+  bool lane = vt && vt->getNumElements() % 4 == 0;
+  uint64_t first = 0;
+  for (int k = 0; k < 4 && lane; ++k) {
+    auto *x = llvm::dyn_cast<llvm::ExtractElementInst>(bytes[k]);
+    auto *idx = x ? llvm::dyn_cast<llvm::ConstantInt>(x->getIndexOperand()) : nullptr;
+    lane = idx && x->getVectorOperand() == x0->getVectorOperand() && (k ? idx->getZExtValue() == first + uint64_t(k)
+                                                                         : (first = idx->getZExtValue()) % 4 == 0);
+  }
+  if (lane) {
+    auto *words = llvm::FixedVectorType::get(b.getInt32Ty(), vt->getNumElements() / 4);
+    return b.CreateExtractElement(b.CreateBitCast(x0->getVectorOperand(), words), first / 4);
+  }
+  llvm::Value *v = llvm::PoisonValue::get(llvm::FixedVectorType::get(b.getInt8Ty(), 4));
+  for (uint64_t k = 0; k < 4; ++k) v = b.CreateInsertElement(v, bytes[k], k);
+  return b.CreateBitCast(v, b.getInt32Ty());
+}
+
 // ---------------------------------------------------------------- values
 
 const Regs &Emitter::regs(ir::Value *v) const {

@@ -50,6 +50,11 @@ int fastestDim(const ir::Type &t);
 
 using Builder = llvm::IRBuilder<llvm::InstSimplifyFolder>;
 
+/// Four i8 registers as one i32 (byte k in bits 8k..8k+7): the lane of the
+/// vector they were extracted from when they are one lane's bytes in order,
+/// else packed.
+llvm::Value *packWord(Builder &b, llvm::ArrayRef<llvm::Value *> bytes);
+
 class Emitter {
 public:
   Emitter(llvm::Module &m, const ir::Function &fn, const TargetOptions &opts);

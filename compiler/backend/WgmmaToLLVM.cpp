@@ -159,6 +159,46 @@ Geometry geometry(const Emitter &e, const ir::Op &dot) {
 /// chunk (they start at a multiple of their length). tf32 operands are
 /// truncated here (toTf32), as the tensor cores read the cp.async path's
 /// f32 bits.
+/// Groups of n registers that hold n consecutive elements along `along`
+/// (the others' coordinates equal), each group's first at a multiple of n
+/// along it in every thread (its register offset and the lane's and warp's
+/// parts): the widest such n <= maxElems that covers every register, in
+/// register order of the groups' first members. The members need not be
+/// consecutive registers: a tile whose registers run along the other dim
+/// (an N-contiguous fp8 B staged K-major) still stores a run of bytes along
+/// K at a time. One group a register when no wider one exists.
+std::vector<std::vector<size_t>> runsAlong(const Dist &d, size_t maxElems, int along) {
+  std::map<std::vector<int64_t>, size_t> at;
+  for (size_t i = 0; i < d.numRegs(); ++i) at.emplace(d.offsets[i], i);
+  const gpu::DimBase &base = d.bases[along];
+  for (size_t n = maxElems; n > 1; n /= 2) {
+    auto multiple = [&](int64_t v) { return v % int64_t(n) == 0; };
+    if (d.numRegs() % n || !(base.laneMod == 1 || multiple(base.laneMul)) ||
+        !(base.warpMod == 1 || multiple(base.warpMul)))
+      continue;
+    std::vector<std::vector<size_t>> groups;
+    bool ok = true;
+    for (size_t i = 0; i < d.numRegs() && ok; ++i) {
+      if (!multiple(d.offsets[i][along])) continue;
+      std::vector<size_t> g{i};
+      for (size_t k = 1; k < n && ok; ++k) {
+        std::vector<int64_t> o = d.offsets[i];
+        o[along] += int64_t(k);
+        auto it = at.find(o);
+        ok = it != at.end();
+        if (ok) g.push_back(it->second);
+      }
+      groups.push_back(std::move(g));
+    }
+    if (ok && groups.size() * n == d.numRegs()) return groups;
+  }
+  std::vector<std::vector<size_t>> single;
+  for (size_t i = 0; i < d.numRegs(); ++i) single.push_back({i});
+  return single;
+}
+
+unsigned vecLen(llvm::Value *v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
+
 void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base, int64_t off, int along,
                const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
   Builder &b = e.b;
@@ -167,16 +207,34 @@ void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base,
   auto crd = e.coords(d);
   const Regs &r = e.regs(v);
   size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true, along);
+  std::vector<std::vector<size_t>> groups;
+  if (n > 1) {
+    for (size_t i = 0; i < r.size(); i += n) {
+      groups.emplace_back();
+      for (size_t k = 0; k < n; ++k) groups.back().push_back(i + k);
+    }
+  } else {
+    groups = runsAlong(d, size_t(16 / geo.esize), along);
+  }
   llvm::Type *vt = tf32 ? b.getInt32Ty() : e.memType(v->type.elem);
   auto value = [&](size_t i) { return tf32 ? e.toTf32(r[i]) : r[i]; };
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, e.i32(off));
   Regs own = e.owners(d);   // replicated operand registers store once (uniform over a run)
-  for (size_t i = 0; i < r.size(); i += n) {
-    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[i][0], crd[i][1]));
-    llvm::Value *vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, n));
-    for (size_t k = 0; k < n; ++k) vec = b.CreateInsertElement(vec, value(i + k), k);
-    e.storeIf(own.empty() ? nullptr : own[i], n == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
-              llvm::Align(n * uint64_t(geo.esize)));
+  for (const std::vector<size_t> &g : groups) {
+    size_t len = g.size();
+    llvm::Value *p = b.CreateGEP(b.getInt8Ty(), p0, at(crd[g[0]][0], crd[g[0]][1]));
+    uint64_t bytes = len * uint64_t(geo.esize);
+    llvm::Value *vec;
+    if (geo.esize == 1 && len % 4 == 0) {   // bytes by 32-bit lanes, a load's lanes as they are
+      vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(b.getInt32Ty(), len / 4));
+      for (size_t k = 0; k < len; k += 4)
+        vec = b.CreateInsertElement(vec, packWord(b, {r[g[k]], r[g[k + 1]], r[g[k + 2]], r[g[k + 3]]}), k / 4);
+    } else {
+      vec = llvm::PoisonValue::get(llvm::FixedVectorType::get(vt, len));
+      for (size_t k = 0; k < len; ++k) vec = b.CreateInsertElement(vec, value(g[k]), k);
+    }
+    e.storeIf(own.empty() ? nullptr : own[g[0]], vecLen(vec) == 1 ? b.CreateExtractElement(vec, uint64_t(0)) : vec, p,
+              llvm::Align(bytes));
   }
 }
 

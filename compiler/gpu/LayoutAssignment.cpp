@@ -542,6 +542,7 @@ private:
     bool wgmmaTf32 = false;          ///< ... of a tf32 one (transposed fragment)
     bool wgmmaHalf = false;          ///< ... of an f16/bf16 one
     bool registerA = false;          ///< holds a computed wgmma A (registerA_)
+    int byteK = -1;                  ///< K's dim when an operand of an 8-bit wgmma dot
     const ir::Op *reduce = nullptr;  ///< a reduce producing a member
     std::vector<const ir::Op *> expandUsers;
   };
@@ -621,6 +622,10 @@ private:
         bool wgmma = dotRunsOnWgmma(op, numWarps_, arch_);
         (wgmma ? c->wgmma : c->notWgmma) = true;
         if (wgmma) (op.operands[0]->type.elem.scalar == Scalar::F32 ? c->wgmmaTf32 : c->wgmmaHalf) = true;
+        if (wgmma && isByteDot(op)) {
+          cls(op.operands[0])->byteK = 1;
+          cls(op.operands[1])->byteK = 0;
+        }
       }
       return;
     default:
@@ -641,7 +646,7 @@ private:
       return c.wgmma && !c.notWgmma && !(c.wgmmaTf32 && c.wgmmaHalf) ? wgmmaAccLayout(numWarps_, c.wgmmaTf32)
                                                                       : mmaAccLayout(numWarps_);
     if (c.anchor)
-      return c.anchor;
+      return c.byteK >= 0 ? byteOperandLayout(c) : c.anchor;
     if (c.registerA)
       return wgmmaAccLayout(numWarps_, false);
     if (!c.forceBlocked) {
@@ -652,6 +657,19 @@ private:
           return sliceOf((int)e->intAttr("axis"), *b);
     }
     return defaultBlocked(c.shape, numWarps_);
+  }
+
+  /// An 8-bit wgmma operand read along M or N (not K): wgmma reads it
+  /// K-major, so it is staged from registers, and the load's layout gives
+  /// each thread runs along K too (byteTransposeBlocked), which it stores
+  /// 4 or 8 bytes at a time; one along K keeps the coalesced anchor (it
+  /// goes by cp.async, or 16 bytes a store).
+  LayoutPtr byteOperandLayout(const ClassInfo &c) const {
+    auto *a = dynamic_cast<const BlockedLayout *>(c.anchor.get());
+    if (!a || a->rank() != 2 || a->order[0] == c.byteK) return c.anchor;
+    int m = int(a->order[0]);
+    LayoutPtr t = byteTransposeBlocked(c.shape, numWarps_, int(a->sizePerThread[m]), m);
+    return t ? t : c.anchor;
   }
 
   static LayoutPtr sliceOf(int dim, const BlockedLayout &parent) {

@@ -248,6 +248,30 @@ std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &
   return l;
 }
 
+std::shared_ptr<const BlockedLayout> byteTransposeBlocked(const std::vector<int64_t> &shape, int numWarps, int vec,
+                                                          int m) {
+  if (shape.size() != 2 || (m != 0 && m != 1)) return nullptr;
+  int k = 1 - m;
+  int64_t perThread = shape[0] * shape[1] / (32 * int64_t(numWarps)), kRun = 8, v = vec;
+  while (kRun * v > perThread && v > 4) v /= 2;
+  while (kRun * v > perThread && kRun > 1) kRun /= 2;
+  if (kRun < 2 || shape[k] % kRun || shape[m] % v) return nullptr;
+  auto l = std::make_shared<BlockedLayout>();
+  l->order = {m, k};
+  l->sizePerThread.assign(2, 1);
+  l->sizePerThread[m] = v;
+  l->sizePerThread[k] = kRun;
+  l->threadsPerWarp.assign(2, 1);
+  l->threadsPerWarp[k] = std::min<int64_t>(32, shape[k] / kRun);
+  l->threadsPerWarp[m] = 32 / l->threadsPerWarp[k];
+  l->warpsPerCTA.assign(2, 1);
+  l->warpsPerCTA[m] = std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[m] / (v * l->threadsPerWarp[m])));
+  l->warpsPerCTA[k] = numWarps / l->warpsPerCTA[m];
+  for (int d : {0, 1})
+    if (l->sizePerThread[d] * l->threadsPerWarp[d] * l->warpsPerCTA[d] != shape[d]) return nullptr;
+  return l;
+}
+
 // ---------------------------------------------------------------- index math
 
 std::vector<std::vector<int64_t>> regOffsets(const ir::Layout &layout, const std::vector<int64_t> &shape) {

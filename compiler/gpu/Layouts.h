@@ -65,6 +65,18 @@ const SliceLayout *asSlice(const ir::Type &t);
 std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &shape, int numWarps, int vec = 1,
                                                     std::vector<int64_t> order = {});
 
+/// A 2-D tile of bytes read along `m` (vec bytes a run) and staged in
+/// shared memory along the other dim `k` (an fp8/i8 dot operand that is
+/// contiguous along M or N, which wgmma reads K-major): each thread holds
+/// kRun <= 8 consecutive k of vec consecutive m, lanes along k first, warps
+/// along m first, so that a thread's bytes of one m are one kRun-byte
+/// store and a warp's stores of one register spread over the rows' chunks.
+/// vec shrinks (to 4) before kRun does when a thread holds fewer than 8 vec
+/// elements. Null when the tile cannot be covered exactly that way (or kRun
+/// would be 1).
+std::shared_ptr<const BlockedLayout> byteTransposeBlocked(const std::vector<int64_t> &shape, int numWarps, int vec,
+                                                          int m);
+
 /// For a value of `shape` with layout `layout` (Blocked or Slice), per
 /// register, the compile-time offset of each dim (before the `% S[d]`):
 /// coord[d] = (base[d](lane, warp) + offsets[r][d]) % S[d]. For a slice
