@@ -53,12 +53,16 @@ bool mayStore(const Op &op) {
 }
 
 /// Ops that may be evaluated one extra time, with other inputs, without
-/// changing what the program does or reports.
+/// changing what the program does or reports (integer division only by a
+/// constant that cannot trap).
 bool isSliceOp(const Op &op) {
   if (!ir::isPureOp(op) || op.kind == OpKind::Load)
     return false;
   bool intDivision = (op.kind == OpKind::Div || op.kind == OpKind::Rem) && !op.result()->type.elem.isFloat();
-  return !intDivision;
+  if (!intDivision) return true;
+  // by a constant other than 0 and -1 (INT_MIN / -1 overflows): no new trap
+  auto c = ir::matchConstant(op.operands[1]);
+  return c && !c->isFloat && c->i != 0 && c->i != -1;
 }
 
 /// The body's carried arguments in argument order (so the clones made over
@@ -168,12 +172,27 @@ private:
       bool needsOther = op->operands.size() == 1;
       if (needsOther && op->result()->type.elem.isPtr)
         continue;
-      if (!loop_.hasAttr("num_stages") && !feedsDot(op->result()))
+      if (!loop_.hasAttr("num_stages") && !feedsDot(op->result()) && !smallBesideDot(*op))
         continue;   // Triton's rule: without tl.range(num_stages=), only a dot's operands
       if (std::all_of(op->operands.begin(), op->operands.end(), [&](Value *v) { return isSliceable(v); }))
         loads.push_back(op.get());
     }
     return loads;
+  }
+
+  /// A load of one to four elements a thread in a body with a dot (the
+  /// column scales of a block-scaled matmul, `acc += tl.dot(a, b) *
+  /// a_s[:, None] * b_s[None, :]`): issued one iteration ahead too, for a
+  /// few registers. Such a load reaches its users' layout through shared
+  /// memory, and in place the conversion (and so every MMA after it in the
+  /// body) waits for the load. Smaller loads are loaded again in their
+  /// users' layout (LayoutAssignment), next to their users, and stay.
+  /// (Triton leaves both in place.)
+  bool smallBesideDot(const Op &load) const {
+    const Type &t = load.result()->type;
+    int64_t threads = 32 * int64_t(target_.numWarps);
+    if (!t.isTensor() || t.numElements() < threads || t.numElements() > 4 * threads) return false;
+    return std::any_of(body_.ops.begin(), body_.ops.end(), [](const auto &op) { return op->kind == OpKind::Dot; });
   }
 
   /// v reaches an operand tile (a or b) of a dot in the body, through any

@@ -10,7 +10,10 @@
 // rings fit in shared memory (the back end's register ring).
 //
 // Which loads: those whose value reaches an operand tile of a dot in the
-// body (Triton's rule), or every load when the loop says
+// body (Triton's rule), loads of one to four elements a thread in a body
+// with a dot (a block-scaled matmul's column scales: one iteration ahead,
+// so that their conversion to the users' layout does not wait for them
+// before every iteration's MMAs), or every load when the loop says
 // tl.range(..., num_stages=n) (its `num_stages` attribute). Memory-bound
 // loops (layer norm, softmax over column blocks) keep their loads in place:
 // there the prefetch only adds instructions (measured on the H200).
