@@ -267,8 +267,8 @@ std::shared_ptr<const BlockedLayout> byteTransposeBlocked(const std::vector<int6
   l->warpsPerCTA.assign(2, 1);
   l->warpsPerCTA[m] = std::min<int64_t>(numWarps, std::max<int64_t>(1, shape[m] / (v * l->threadsPerWarp[m])));
   l->warpsPerCTA[k] = numWarps / l->warpsPerCTA[m];
-  for (int d : {0, 1})
-    if (l->sizePerThread[d] * l->threadsPerWarp[d] * l->warpsPerCTA[d] != shape[d]) return nullptr;
+  for (int d : {0, 1})   // whole repetitions of the layout, none replicated
+    if (shape[d] % (l->sizePerThread[d] * l->threadsPerWarp[d] * l->warpsPerCTA[d])) return nullptr;
   return l;
 }
 

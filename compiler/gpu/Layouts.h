@@ -72,8 +72,8 @@ std::shared_ptr<const BlockedLayout> defaultBlocked(const std::vector<int64_t> &
 /// along m first, so that a thread's bytes of one m are one kRun-byte
 /// store and a warp's stores of one register spread over the rows' chunks.
 /// vec shrinks (to 4) before kRun does when a thread holds fewer than 8 vec
-/// elements. Null when the tile cannot be covered exactly that way (or kRun
-/// would be 1).
+/// elements; a larger tile repeats the layout. Null when the tile cannot be
+/// covered by whole repetitions that way (or kRun would be 1).
 std::shared_ptr<const BlockedLayout> byteTransposeBlocked(const std::vector<int64_t> &shape, int numWarps, int vec,
                                                           int m);
 
