@@ -27,8 +27,6 @@
 
 namespace {
 
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 tile::DeviceKind parseDevice(const std::string &name) {
   if (name == "interp") return tile::DeviceKind::Interpreter;
   if (name == "gpu") return tile::DeviceKind::Gpu;
@@ -67,10 +65,10 @@ bool runOne(const tile::Context &ctx, const tile::Kernel &matmul, int64_t M, int
   tile::Tensor tb = ctx.fromHost({K, N}, tile::DType::F32, b);
   tile::Tensor tc = ctx.zeros({M, N}, tile::DType::F32);
   const int64_t block = 16;
-  matmul.launch({cdiv(M, block), cdiv(N, block)},
+  matmul.launch({tile::cdiv(M, block), tile::cdiv(N, block)},
                 {ta, tb, tc, M, N, K, ta.stride(0), ta.stride(1), tb.stride(0), tb.stride(1), tc.stride(0),
                  tc.stride(1)},
-                {{"N_ITERS", cdiv(K, block)}, {"BLOCK_M", block}, {"BLOCK_N", block}, {"BLOCK_K", block}});
+                {{"N_ITERS", tile::cdiv(K, block)}, {"BLOCK_M", block}, {"BLOCK_N", block}, {"BLOCK_K", block}});
   std::vector<float> c = tc.toHost<float>();
   double worst = worstError(a, b, c, M, N, K);
   std::printf("matmul_kernel %lld x %lld x %lld on %s: %s\n", (long long)M, (long long)N, (long long)K,

@@ -7,9 +7,9 @@
 //   tile::Kernel mm = prog.kernel("matmul_kernel");
 //   tile::Tensor a = ctx.fromHost({M, K}, tile::DType::F32, hostA.data());
 //   ...
-//   mm.launch({cdiv(M, 16), cdiv(N, 16)},
+//   mm.launch({tile::cdiv(M, 16), tile::cdiv(N, 16)},
 //             {a, b, c, M, N, K, a.stride(0), a.stride(1), ...},
-//             {{"N_ITERS", cdiv(K, 16)}, {"BLOCK_M", 16}, {"BLOCK_N", 16}, {"BLOCK_K", 16}});
+//             {{"N_ITERS", tile::cdiv(K, 16)}, {"BLOCK_M", 16}, {"BLOCK_N", 16}, {"BLOCK_K", 16}});
 //   c.copyToHost(hostC.data(), hostC.size() * sizeof(float));
 //
 // Every failure is a tile::Error whose what() is the text tilec prints:
@@ -27,6 +27,9 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#if __cplusplus >= 202002L
+#include <span>
+#endif
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -51,6 +54,36 @@ public:
 enum class DType { I1, I8, I16, I32, I64, U8, U16, U32, U64, F16, BF16, F32, F64, F8E4M3, F8E5M2 };
 /// Bytes per element (I1 is stored as a byte).
 size_t dtypeSize(DType dtype);
+
+namespace detail {
+template <typename> inline constexpr bool alwaysFalse = false;
+} // namespace detail
+
+/// The DType of a C++ element type, for the fromHost overloads that deduce
+/// it: float F32, double F64, int8_t .. int64_t I8 .. I64, uint8_t U8,
+/// uint32_t U32, uint64_t U64, bool I1. uint16_t has none (F16, BF16 and U16
+/// all store it): pass the DType.
+template <typename T> constexpr DType dtypeOf() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>) return DType::F32;
+  else if constexpr (std::is_same_v<U, double>) return DType::F64;
+  else if constexpr (std::is_same_v<U, bool>) return DType::I1;
+  else if constexpr (std::is_same_v<U, uint16_t>)
+    static_assert(detail::alwaysFalse<T>, "uint16_t holds F16, BF16 or U16: pass the tile::DType explicitly");
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
+    return sizeof(U) == 1 ? DType::I8 : sizeof(U) == 2 ? DType::I16 : sizeof(U) == 4 ? DType::I32 : DType::I64;
+  else if constexpr (std::is_integral_v<U>)
+    return sizeof(U) == 1 ? DType::U8 : sizeof(U) == 4 ? DType::U32 : DType::U64;
+  else
+    static_assert(detail::alwaysFalse<T>, "no tile::DType for this C++ type: pass the DType explicitly");
+}
+
+/// ceil(a / b) for positive integers (Triton's `triton.cdiv`): grid extents
+/// and constexpr values, `tile::cdiv(n, 1024)`.
+template <typename A, typename B> constexpr std::common_type_t<A, B> cdiv(A a, B b) {
+  static_assert(std::is_integral_v<A> && std::is_integral_v<B>, "tile::cdiv takes integers");
+  return (a + b - 1) / b;
+}
 /// "float32", "int64", ... (NumPy's names, as tilec prints them).
 const char *dtypeName(DType dtype);
 
@@ -147,6 +180,14 @@ public:
     copyToHost(out.data(), out.size() * sizeof(T));
     return out;
   }
+#if __cplusplus >= 202002L
+  /// The same through spans (C++20): the span's bytes must be bytes().
+  template <typename T, size_t E> void copyFromHost(std::span<T, E> src) { copyFromHost(src.data(), src.size_bytes()); }
+  template <typename T, size_t E> void copyToHost(std::span<T, E> dst) const {
+    static_assert(!std::is_const_v<T>, "copyToHost writes into the span");
+    copyToHost(static_cast<void *>(dst.data()), dst.size_bytes());
+  }
+#endif
 
 private:
   friend class Context;
@@ -246,7 +287,7 @@ private:
   NamedArgs values_;
 };
 
-/// A grid computed from META: `[&](const tile::Meta &m) { return tile::Grid(cdiv(n, m["BLOCK"])); }`
+/// A grid computed from META: `[&](const tile::Meta &m) { return tile::Grid(tile::cdiv(n, m["BLOCK"])); }`
 /// (Triton's `lambda META: (triton.cdiv(n, META['BLOCK']),)`).
 using GridFunction = std::function<Grid(const Meta &)>;
 
@@ -373,6 +414,21 @@ public:
     checkHostSize(shape, dtype, data.size() * sizeof(T));
     return fromHost(shape, dtype, static_cast<const void *>(data.data()));
   }
+  /// The dtype from the element type (dtypeOf<T>): `ctx.fromHost({n},
+  /// hostX)` for a std::vector<float> makes an F32 tensor.
+  template <typename T> Tensor fromHost(const Shape &shape, const std::vector<T> &data) const {
+    return fromHost(shape, dtypeOf<T>(), data);
+  }
+#if __cplusplus >= 202002L
+  /// From a span (C++20), its bytes checked against the shape's.
+  template <typename T, size_t E> Tensor fromHost(const Shape &shape, DType dtype, std::span<T, E> data) const {
+    checkHostSize(shape, dtype, data.size_bytes());
+    return fromHost(shape, dtype, static_cast<const void *>(data.data()));
+  }
+  template <typename T, size_t E> Tensor fromHost(const Shape &shape, std::span<T, E> data) const {
+    return fromHost(shape, dtypeOf<T>(), data);
+  }
+#endif
   /// A tensor over memory tile does not own, at `address` (of its first
   /// element): a CUdeviceptr on the GPU (from cuMemAlloc, PyTorch, ...), a
   /// host pointer on the interpreter. strides: in elements, non-negative,

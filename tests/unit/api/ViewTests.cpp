@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -483,4 +484,55 @@ TEST_CASE("fromAddress: bad arguments are Errors") {
                        doctest::Contains("spans more memory"), tile::Error);
   // Errors leave nothing registered: the same memory wraps fine afterwards.
   CHECK(ctx.fromAddress(a, {16}, tile::DType::F32).numel() == 16);
+}
+
+// ---------------------------------------------------------------- host copies: deduced dtypes, spans, cdiv
+
+static_assert(tile::cdiv(1000, 256) == 4 && tile::cdiv(1024, 256) == 4 && tile::cdiv(int64_t(1) << 40, 3) == 366503875926);
+static_assert(tile::dtypeOf<float>() == tile::DType::F32 && tile::dtypeOf<const double>() == tile::DType::F64 &&
+              tile::dtypeOf<int8_t>() == tile::DType::I8 && tile::dtypeOf<int16_t>() == tile::DType::I16 &&
+              tile::dtypeOf<int32_t>() == tile::DType::I32 && tile::dtypeOf<int64_t>() == tile::DType::I64 &&
+              tile::dtypeOf<uint8_t>() == tile::DType::U8 && tile::dtypeOf<uint32_t>() == tile::DType::U32 &&
+              tile::dtypeOf<uint64_t>() == tile::DType::U64 && tile::dtypeOf<bool>() == tile::DType::I1);
+
+TEST_CASE("fromHost deduces the dtype from the element type; spans in and out; tile::cdiv") {
+  tile::Context ctx = interpreter();
+  std::mt19937 rng(7);
+  std::vector<int32_t> ints = randomInts(5 * 7, rng);
+  tile::Tensor ti = ctx.fromHost({5, 7}, ints);
+  CHECK(ti.dtype() == tile::DType::I32);
+  CHECK(ti.toHost<int32_t>() == ints);
+  std::vector<float> floats = randomFloats(3 * 11, rng);
+  tile::Tensor tf = ctx.fromHost({3, 11}, std::span<const float>(floats));
+  CHECK(tf.dtype() == tile::DType::F32);
+  // a span out of a strided view: its elements in C order, as plain indexing gives them
+  tile::Tensor col = tf.select(1, 4);
+  std::vector<float> got(3, 0.0f);
+  col.copyToHost(std::span<float>(got));
+  for (size_t i = 0; i < 3; ++i) CHECK(got[i] == floats[i * 11 + 4]);
+  // a span in, through the view: exactly its elements change
+  std::vector<float> fresh{-1.5f, 2.25f, 8.0f};
+  col.copyFromHost(std::span<const float>(fresh));
+  std::vector<float> all = tf.toHost<float>();
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t j = 0; j < 11; ++j) CHECK(all[i * 11 + j] == (j == 4 ? fresh[i] : floats[i * 11 + j]));
+  // sizes are checked as for pointers and vectors
+  CHECK_THROWS_AS(ctx.fromHost({4, 7}, ints), tile::Error);
+  CHECK_THROWS_AS(ctx.fromHost({2}, tile::DType::F64, std::span<const float>(floats.data(), 3)), tile::Error);
+  CHECK_THROWS_AS(col.copyToHost(std::span<float>(got.data(), 2)), tile::Error);
+  // a launch grid from tile::cdiv covers a ragged size exactly once
+  tile::Kernel fill = ctx.loadString(R"(
+import triton
+import triton.language as tl
+
+@triton.jit
+def fill_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs, mask=offs < n)
+)").kernel("fill_kernel");
+  const int64_t n = 1000;
+  tile::Tensor out = ctx.fromHost({n}, std::vector<int32_t>(size_t(n), -1));
+  fill.launch({tile::cdiv(n, 128)}, {out, n}, {{"BLOCK", 128}});
+  std::vector<int32_t> filled = out.toHost<int32_t>();
+  for (int64_t i = 0; i < n; ++i) CHECK(filled[size_t(i)] == i);
 }
