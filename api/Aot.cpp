@@ -5,22 +5,18 @@
 // against the compiled signature (count, dtypes, ':16' and ':1') before
 // anything reaches the GPU, so a mismatch is an Error, never a wrong answer.
 #include "AotInfo.h"
+#include "support/Files.h"
 #include "Internal.h"
 
 #include "sema/ConstValue.h"
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 
 namespace tile {
 
@@ -210,14 +206,9 @@ constexpr int kCudaErrorNotFound = 500;
 constexpr size_t kMaxInfoBytes = 1 << 20;
 
 std::string readFile(const std::string &path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("error: cannot read '{}': a directory\n", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("error: cannot read '{}': {}\n", path, std::strerror(errno)));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw Error(fmt::format("error: cannot read '{}'\n", path));
-  return s.str();
+  FileText f = readWholeFile(path);
+  if (!f.ok()) throw Error(fmt::format("error: cannot read '{}': {}\n", path, f.error));
+  return std::move(f.text);
 }
 
 enum class ImageKind { Ptx, Binary };

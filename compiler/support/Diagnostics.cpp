@@ -1,5 +1,6 @@
 // Diagnostics.cpp - the source registry and diagnostic formatting.
 #include "support/Diagnostics.h"
+#include "support/Files.h"
 
 #include <algorithm>
 
@@ -8,9 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 namespace tile {
@@ -58,14 +57,10 @@ int SourceManager::addFile(std::string path, std::string text) {
 int SourceManager::addName(std::string path) { return addFile(std::move(path), ""); }
 
 int SourceManager::loadFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw CompileError(Location{}, fmt::format("cannot open '{}'", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad())
-    throw CompileError(Location{}, fmt::format("cannot read '{}'", path));
-  return addFile(path, ss.str());
+  FileText f = readWholeFile(path);
+  if (!f.ok())
+    throw CompileError(Location{}, fmt::format("cannot read '{}': {}", path, f.error));
+  return addFile(path, std::move(f.text));
 }
 
 std::string SourceManager::path(int id) const {

@@ -1,5 +1,6 @@
 // Npy.cpp - .npy parsing and serialization (see Npy.h for the format subset).
 #include "host/Npy.h"
+#include "support/Files.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -203,12 +204,10 @@ std::string serializeNpy(const Tensor &t) {
 }
 
 Tensor loadNpy(const std::string &path, std::optional<Scalar> asType) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw HostError(fmt::format("cannot open '{}' for reading", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Tensor t = parseNpy(ss.str(), path);
+  FileText f = readWholeFile(path);
+  if (!f.ok())
+    throw HostError(fmt::format("cannot read '{}': {}", path, f.error));
+  Tensor t = parseNpy(f.text, path);
   if (!asType || *asType == t.dtype())
     return t;
   bool fp8 = isFp8(*asType);
@@ -226,9 +225,10 @@ Tensor loadNpy(const std::string &path, std::optional<Scalar> asType) {
 }
 
 std::optional<std::string> saveNpy(const std::string &path, const Tensor &t) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary);
   if (!out)
-    throw HostError(fmt::format("cannot open '{}' for writing", path));
+    throw HostError(fmt::format("cannot open '{}' for writing: {}", path, openFailure(path)));
   std::string bytes = serializeNpy(t);
   out.write(bytes.data(), std::streamsize(bytes.size()));
   out.close();   // the buffered bytes reach the file here: a full disk fails now, not silently

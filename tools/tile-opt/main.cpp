@@ -18,6 +18,7 @@
 // diagnostics; the exit status is 1 when any chunk failed, 2 on a usage
 // error (an unknown option or pass).
 #include "gpu/Layouts.h"
+#include "support/Files.h"
 #include "gpu/Passes.h"
 #include "ir/IRParser.h"
 #include "ir/Printer.h"
@@ -118,11 +119,10 @@ std::string readInput(const std::string &path) {
     ss << std::cin.rdbuf();
     return ss.str();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw CompileError(Location{}, fmt::format("cannot open '{}'", path));
-  ss << in.rdbuf();
-  return ss.str();
+  FileText f = readWholeFile(path);
+  if (!f.ok())
+    throw CompileError(Location{}, fmt::format("cannot read '{}': {}", path, f.error));
+  return f.text;
 }
 
 /// Chunks separated by `// -----` lines; each chunk is padded with the

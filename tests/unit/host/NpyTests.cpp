@@ -79,8 +79,15 @@ TEST_CASE("malformed npy files give clear errors") {
   std::string noShape = good;
   noShape.replace(noShape.find("'shape'"), 7, "'shapf'");
   CHECK_THROWS_WITH_AS(parseNpy(noShape, "s.npy"), doctest::Contains("malformed .npy header (no 'shape')"), HostError);
-  CHECK_THROWS_WITH_AS(loadNpy("/nonexistent/dir/x.npy"), "cannot open '/nonexistent/dir/x.npy' for reading",
-                       HostError);
+  CHECK_THROWS_WITH_AS(loadNpy("/nonexistent/dir/x.npy"),
+                       "cannot read '/nonexistent/dir/x.npy': No such file or directory", HostError);
+  // the reason, not just "cannot open": a directory reads as nothing, so it is named
+  std::string dir = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_WITH_AS(loadNpy(dir), ("cannot read '" + dir + "': a directory").c_str(), HostError);
+  CHECK_THROWS_WITH_AS(saveNpy(dir, Tensor::fromDoubles({1}, {1.0}, Scalar::F32)),
+                       ("cannot open '" + dir + "' for writing: a directory").c_str(), HostError);
+  CHECK_THROWS_WITH_AS(saveNpy("/nonexistent/dir/y.npy", Tensor::fromDoubles({1}, {1.0}, Scalar::F32)),
+                       "cannot open '/nonexistent/dir/y.npy' for writing: No such file or directory", HostError);
 }
 
 TEST_CASE("bfloat16 saves as raw uint16 bits with a note and loads back") {
