@@ -5,6 +5,7 @@
 // against the compiled signature (count, dtypes, ':16' and ':1') before
 // anything reaches the GPU, so a mismatch is an Error, never a wrong answer.
 #include "AotInfo.h"
+#include "support/Spelling.h"
 #include "support/Files.h"
 #include "Internal.h"
 
@@ -423,7 +424,11 @@ void checkConstexprs(const detail::AotModule &m, const NamedArgs &constexprs) {
     const detail::AotParam *p = nullptr;
     for (const detail::AotParam &q : m.info.params)
       if (q.name == name) p = &q;
-    if (!p) throw Error(fmt::format("error: {} has no parameter named '{}'\n", kernelDesc(m), name));
+    if (!p) {
+      std::vector<std::string> names;
+      for (const detail::AotParam &q : m.info.params) names.push_back(q.name);
+      throw Error(fmt::format("error: {} has no parameter named '{}'{}\n", kernelDesc(m), name, didYouMean(name, names)));
+    }
     if (!p->isConstexpr)
       throw Error(fmt::format("error: '{}' is a runtime parameter of {}: pass it positionally\n", name, kernelDesc(m)));
     std::string given = constRepr(value);

@@ -1,5 +1,6 @@
 // Check.cpp - static checks of a parsed file for `tilec check` (Check.h).
 #include "driver/Check.h"
+#include "support/Spelling.h"
 
 #include "sema/Lowerer.h"
 
@@ -31,7 +32,11 @@ std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::C
       if (known) given.insert(k.name);
       continue;
     }
-    if (!known) return fmt::format("'{}' has no parameter named '{}'", fn.name, k.name);
+    if (!known) {
+      std::vector<std::string> names(extraKeywords.begin(), extraKeywords.end());
+      for (const ast::Param &p : fn.params) names.push_back(p.name);
+      return fmt::format("'{}' has no parameter named '{}'{}", fn.name, k.name, didYouMean(k.name, names));
+    }
     if (!given.insert(k.name).second) return fmt::format("argument '{}' of '{}' given twice", k.name, fn.name);
   }
   if (allowMissing) return std::nullopt;

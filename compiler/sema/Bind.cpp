@@ -1,6 +1,7 @@
 // Bind.cpp - matches a launch's arguments to a kernel's parameters and
 // derives the specialization (constexpr values and runtime types).
 #include "sema/Lowerer.h"
+#include "support/Spelling.h"
 
 #include <fmt/format.h>
 
@@ -84,7 +85,11 @@ BoundLaunch bindLaunch(const Program &prog, const ast::FunctionDef &kernel, cons
     size_t i = 0;
     while (i < params.size() && params[i].name != name) ++i;
     Location loc = v.loc.valid() ? v.loc : callLoc;
-    if (i == params.size()) fail(loc, fmt::format("kernel '{}' has no parameter named '{}'", kernel.name, name));
+    if (i == params.size()) {
+      std::vector<std::string> names{"num_warps", "num_stages", "enable_fp_fusion"};   // launch options
+      for (const auto &p : params) names.push_back(p.name);
+      fail(loc, fmt::format("kernel '{}' has no parameter named '{}'{}", kernel.name, name, didYouMean(name, names)));
+    }
     if (given[i]) fail(loc, fmt::format("kernel '{}' got two values for parameter '{}'", kernel.name, name));
     given[i] = &v;
   }

@@ -2,6 +2,7 @@
 // a kernel may call. Each builtin declares its Python signature once (a
 // string in kBuiltins) and gets its arguments matched against it.
 #include "sema/BuiltinsAsm.h"
+#include "support/Spelling.h"
 #include "sema/BuiltinsBlockPtr.h"
 #include "sema/BuiltinsDescriptor.h"
 #include "sema/BuiltinsMath.h"
@@ -1039,8 +1040,12 @@ Val Lowerer::callBuiltin(const std::string &name, const ast::CallExpr &c, const 
   for (const auto &kw : c.keywords) {
     size_t i = 0;
     while (i < params.size() && params[i].name != kw.name) ++i;
-    if (i == params.size() || params[i].variadic)
-      fail(kw.loc, fmt::format("{}() got an unexpected keyword argument '{}'", a.fnName, kw.name));
+    if (i == params.size() || params[i].variadic) {
+      std::vector<std::string> names;
+      for (const auto &p : params)
+        if (!p.variadic) names.push_back(p.name);
+      fail(kw.loc, fmt::format("{}() got an unexpected keyword argument '{}'{}", a.fnName, kw.name, didYouMean(kw.name, names)));
+    }
     if (a.vals[i]) fail(kw.loc, fmt::format("{}() got multiple values for argument '{}'", a.fnName, kw.name));
     a.vals[i] = lowerExpr(*kw.value);
     a.locs[i] = kw.loc;

@@ -7,6 +7,7 @@
 // through, so every op after a return is control dependent on not having
 // returned. A function's return value is the pseudo-variable "$ret".
 #include "sema/BuiltinsBlockPtr.h"
+#include "support/Spelling.h"
 #include "sema/Lowerer.h"
 
 #include <fmt/format.h>
@@ -553,7 +554,11 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
   for (const auto &kw : c.keywords) {
     size_t i = 0;
     while (i < fn.params.size() && fn.params[i].name != kw.name) ++i;
-    if (i == fn.params.size()) fail(kw.loc, fmt::format("'{}' got an unexpected keyword argument '{}'", fn.name, kw.name));
+    if (i == fn.params.size()) {
+      std::vector<std::string> names;
+      for (const auto &p : fn.params) names.push_back(p.name);
+      fail(kw.loc, fmt::format("'{}' got an unexpected keyword argument '{}'{}", fn.name, kw.name, didYouMean(kw.name, names)));
+    }
     if (args[i]) fail(kw.loc, fmt::format("'{}' got multiple values for argument '{}'", fn.name, kw.name));
     args[i] = lowerExpr(*kw.value);
   }

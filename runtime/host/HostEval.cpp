@@ -2,6 +2,7 @@
 // expressions, scopes and calls. Operators live in HostOps.cpp, builtins in
 // HostBuiltins.cpp, kernel launches in HostLaunch.cpp.
 #include "host/Evaluator.h"
+#include "support/Spelling.h"
 
 #include <fmt/format.h>
 
@@ -40,7 +41,7 @@ ArgParser::ArgParser(const CallArgs &call, std::string fname, std::vector<std::s
   for (size_t i = 0; i < call.kwargs.size(); ++i) {
     const std::string &k = call.kwargs[i].first;
     if (std::find(names.begin(), names.end(), k) == names.end())
-      fail(call.kwLocs[i], fmt::format("{}() got an unexpected keyword argument '{}'", fname_, k));
+      fail(call.kwLocs[i], fmt::format("{}() got an unexpected keyword argument '{}'{}", fname_, k, didYouMean(k, names)));
     if (bound_.count(k))
       fail(call.kwLocs[i], fmt::format("{}() got multiple values for argument '{}'", fname_, k));
     bound_[k] = {call.kwargs[i].second, call.kwLocs[i]};
@@ -670,7 +671,8 @@ void bindParams(const FunctionVal &fn, CallArgs &args, Scope &frame) {
   for (size_t k = 0; k < args.kwargs.size(); ++k) {
     auto it = std::find(names.begin(), names.end(), args.kwargs[k].first);
     if (it == names.end())
-      fail(args.kwLocs[k], fmt::format("{}() got an unexpected keyword argument '{}'", fname, args.kwargs[k].first));
+      fail(args.kwLocs[k], fmt::format("{}() got an unexpected keyword argument '{}'{}", fname, args.kwargs[k].first,
+                                       didYouMean(args.kwargs[k].first, names)));
     size_t i = size_t(it - names.begin());
     if (bound[i])
       fail(args.kwLocs[k], fmt::format("{}() got multiple values for argument '{}'", fname, names[i]));

@@ -1,6 +1,7 @@
 // Tuning.cpp - reads @triton.autotune / @triton.heuristics with the host
 // evaluator (Tuning.h), and the triton.Config builtin.
 #include "host/Tuning.h"
+#include "support/Spelling.h"
 
 #include "host/Evaluator.h"
 
@@ -140,7 +141,7 @@ DecoratorArgs matchArgs(const ast::CallExpr &call, const char *fname, const std:
   }
   for (const ast::Keyword &k : call.keywords) {
     if (std::find(names.begin(), names.end(), k.name) == names.end())
-      fail(k.loc, fmt::format("{}() got an unexpected keyword argument '{}'", fname, k.name));
+      fail(k.loc, fmt::format("{}() got an unexpected keyword argument '{}'{}", fname, k.name, didYouMean(k.name, names)));
     if (out.given.count(k.name)) fail(k.loc, fmt::format("{}() got multiple values for argument '{}'", fname, k.name));
     out.given[k.name] = k.value.get();
     out.locs[k.name] = k.loc;

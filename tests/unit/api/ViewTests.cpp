@@ -535,4 +535,7 @@ def fill_kernel(out_ptr, n, BLOCK: tl.constexpr):
   fill.launch({tile::cdiv(n, 128)}, {out, n}, {{"BLOCK", 128}});
   std::vector<int32_t> filled = out.toHost<int32_t>();
   for (int64_t i = 0; i < n; ++i) CHECK(filled[size_t(i)] == i);
+  // a misspelt constexpr names the parameter it was probably meant for
+  CHECK_THROWS_WITH_AS(fill.launch({1}, {out, n}, {{"BLOK", 128}}),
+                       doctest::Contains("has no parameter named 'BLOK' (did you mean 'BLOCK'?)"), tile::Error);
 }

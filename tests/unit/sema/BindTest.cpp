@@ -114,7 +114,7 @@ TEST_CASE("launch errors name the kernel and the parameter") {
   }
   SUBCASE("unknown keyword") {
     CompileError e = expectError([] { bindK(basicArgs(), {{"BLOCK", valArg(16)}, {"BLOK", valArg(16)}}); });
-    CHECK(e.msg == "kernel 'k' has no parameter named 'BLOK'");
+    CHECK(e.msg == "kernel 'k' has no parameter named 'BLOK' (did you mean 'BLOCK'?)");
   }
   SUBCASE("a keyword repeating a positional argument") {
     CompileError e = expectError([] { bindK(basicArgs(), {{"BLOCK", valArg(16)}, {"n", valArg(3)}}); });

@@ -22,7 +22,7 @@ constexpr int kFirstBodyLine = 6;
 const ErrorCase kCases[] = {
     {"unknown name", "    tl.store(X, y)\n", "unknown name 'y'", 1, 17},
     {"missing builtin argument", "    offs = tl.arange(0)\n", "arange() missing required argument 'end'", 1, 12},
-    {"unexpected builtin keyword", "    x = tl.load(X, msk=n > 0)\n", "load() got an unexpected keyword argument 'msk'",
+    {"unexpected builtin keyword", "    x = tl.load(X, msk=n > 0)\n", "load() got an unexpected keyword argument 'msk' (did you mean 'mask'?)",
      1, 20},
     {"non-constexpr arange", "    offs = tl.arange(0, n)\n",
      "arange's end must be a constexpr integer (declare it `: tl.constexpr`)", 1, 25},
