@@ -154,11 +154,6 @@ Geometry geometry(const Emitter &e, const ir::Op &dot) {
   return Geometry::of(dot, e.opts.numWarps, e.ownA.count(&dot) != 0);
 }
 
-/// Stores the registers of operand tile v at base + off + at(row, col).
-/// Runs of up to 16 bytes consecutive along `along` stay inside one 16-byte
-/// chunk (they start at a multiple of their length). tf32 operands are
-/// truncated here (toTf32), as the tensor cores read the cp.async path's
-/// f32 bits.
 /// Groups of n registers that hold n consecutive elements along `along`
 /// (the others' coordinates equal), each group's first at a multiple of n
 /// along it in every thread (its register offset and the lane's and warp's
@@ -199,6 +194,13 @@ std::vector<std::vector<size_t>> runsAlong(const Dist &d, size_t maxElems, int a
 
 unsigned vecLen(llvm::Value *v) { return llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements(); }
 
+/// Stores the registers of operand tile v at base + off + at(row, col).
+/// Runs of up to 16 bytes consecutive along `along` stay inside one 16-byte
+/// chunk (they start at a multiple of their length). tf32 operands are
+/// truncated here (toTf32), as the tensor cores read the cp.async path's
+/// f32 bits. The runs are consecutive registers (contiguousRun), or
+/// registers found by their coordinates (runsAlong); bytes go as 32-bit
+/// lanes (packWord).
 void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base, int64_t off, int along,
                const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
   Builder &b = e.b;
