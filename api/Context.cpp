@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <span>
 #include <unordered_map>
 #include <cstring>
@@ -46,6 +47,18 @@ void detail::rethrowAsError() {
 
 // ----------------------------------------------------------------- context
 
+void detail::ContextImpl::noteFallback(const std::string &why) const {
+  // Auto chose the interpreter: one line to the context's warning callback,
+  // or to stderr the first time in the process
+  std::string line = fmt::format("note: {}; running kernels on the CPU interpreter", why);
+  if (options.onWarning) {
+    options.onWarning(line);
+    return;
+  }
+  static std::atomic<bool> noted{false};
+  if (!noted.exchange(true)) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts)) {
   pipeline.optimize = options.optimize;
   interp.strict = options.strict;
@@ -53,7 +66,13 @@ detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts))
   if (options.device == DeviceKind::Interpreter) return;
   cuda::Driver *drv = cuda::Driver::get();
   const backend::CodeGenerator *fn = api::gpuCompiler();
-  if (options.device == DeviceKind::Auto && (!drv || !fn)) return;
+  if (options.device == DeviceKind::Auto && (!drv || !fn)) {
+    noteFallback(drv ? fmt::format("this program has no GPU compiler for the {}: link tile::llvm and call "
+                                   "tile::enableGpuCompiler()",
+                                   drv->device().name)
+                     : fmt::format("no GPU ({})", cuda::Driver::unavailableReason()));
+    return;
+  }
   if (!drv) throw Error(fmt::format("error: no usable GPU: {}\n", cuda::Driver::unavailableReason()));
   // Without a compiler a GPU context still runs precompiled kernels
   // (loadCompiled); launching a source kernel says what is missing.

@@ -35,6 +35,8 @@ struct ContextImpl : std::enable_shared_from_this<ContextImpl> {
 
   explicit ContextImpl(ContextOptions opts);
   std::shared_ptr<TensorImpl> allocate(const Shape &shape, DType dtype);
+  /// Auto chose the interpreter: says why (onWarning, else stderr once a process).
+  void noteFallback(const std::string &why) const;
 };
 
 /// What a Tensor handle points at: a strided view (shape, non-negative

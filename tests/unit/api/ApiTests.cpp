@@ -191,6 +191,22 @@ TEST_CASE("device choice: Auto picks the interpreter without a GPU compiler; Gpu
   tile::Context ctx; // no tile::enableGpuCompiler() in this binary
   CHECK(ctx.device() == tile::DeviceKind::Interpreter);
   CHECK(ctx.describe() == "interpreter");
+  // the fallback is said on the warning callback, once for the context, with the reason
+  std::vector<std::string> notes;
+  tile::ContextOptions quiet;
+  quiet.onWarning = [&](const std::string &w) { notes.push_back(w); };
+  tile::Context told(quiet);
+  CHECK(told.device() == tile::DeviceKind::Interpreter);
+  REQUIRE(notes.size() == 1);
+  bool why = notes[0].find(tile::cuda::Driver::get() ? "note: this program has no GPU compiler for the "
+                                                      : "note: no GPU (") == 0;
+  CHECK(why);
+  CHECK(notes[0].find("running kernels on the CPU interpreter") != std::string::npos);
+  // chosen explicitly, nothing is said
+  notes.clear();
+  quiet.device = tile::DeviceKind::Interpreter;
+  tile::Context asked(quiet);
+  CHECK(notes.empty());
   tile::ContextOptions o;
   o.device = tile::DeviceKind::Gpu;
   if (!tile::cuda::Driver::get()) {
