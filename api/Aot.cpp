@@ -424,11 +424,9 @@ void checkConstexprs(const detail::AotModule &m, const NamedArgs &constexprs) {
     const detail::AotParam *p = nullptr;
     for (const detail::AotParam &q : m.info.params)
       if (q.name == name) p = &q;
-    if (!p) {
-      std::vector<std::string> names;
-      for (const detail::AotParam &q : m.info.params) names.push_back(q.name);
-      throw Error(fmt::format("error: {} has no parameter named '{}'{}\n", kernelDesc(m), name, didYouMean(name, names)));
-    }
+    if (!p)
+      throw Error(fmt::format("error: {} has no parameter named '{}'{}\n", kernelDesc(m), name,
+                              didYouMeanAmong(name, m.info.params)));
     if (!p->isConstexpr)
       throw Error(fmt::format("error: '{}' is a runtime parameter of {}: pass it positionally\n", name, kernelDesc(m)));
     std::string given = constRepr(value);

@@ -198,9 +198,8 @@ unsigned vecLen(llvm::Value *v) { return llvm::cast<llvm::FixedVectorType>(v->ge
 /// Runs of up to 16 bytes consecutive along `along` stay inside one 16-byte
 /// chunk (they start at a multiple of their length). tf32 operands are
 /// truncated here (toTf32), as the tensor cores read the cp.async path's
-/// f32 bits. The runs are consecutive registers (contiguousRun), or
-/// registers found by their coordinates (runsAlong); bytes go as 32-bit
-/// lanes (packWord).
+/// f32 bits. The runs' registers are found by their coordinates
+/// (runsAlong); bytes go as 32-bit lanes (packWord).
 void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base, int64_t off, int along,
                const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &at) {
   Builder &b = e.b;
@@ -208,16 +207,7 @@ void stageTile(Emitter &e, const Geometry &geo, ir::Value *v, llvm::Value *base,
   Dist d = e.dist(v->type);
   auto crd = e.coords(d);
   const Regs &r = e.regs(v);
-  size_t n = contiguousRun(d, size_t(16 / geo.esize), /*aligned=*/true, along);
-  std::vector<std::vector<size_t>> groups;
-  if (n > 1) {
-    for (size_t i = 0; i < r.size(); i += n) {
-      groups.emplace_back();
-      for (size_t k = 0; k < n; ++k) groups.back().push_back(i + k);
-    }
-  } else {
-    groups = runsAlong(d, size_t(16 / geo.esize), along);
-  }
+  std::vector<std::vector<size_t>> groups = runsAlong(d, size_t(16 / geo.esize), along);
   llvm::Type *vt = tf32 ? b.getInt32Ty() : e.memType(v->type.elem);
   auto value = [&](size_t i) { return tf32 ? e.toTf32(r[i]) : r[i]; };
   llvm::Value *p0 = b.CreateGEP(b.getInt8Ty(), base, e.i32(off));

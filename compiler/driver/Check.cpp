@@ -32,11 +32,9 @@ std::optional<std::string> arityProblem(const ast::FunctionDef &fn, const ast::C
       if (known) given.insert(k.name);
       continue;
     }
-    if (!known) {
-      std::vector<std::string> names(extraKeywords.begin(), extraKeywords.end());
-      for (const ast::Param &p : fn.params) names.push_back(p.name);
-      return fmt::format("'{}' has no parameter named '{}'{}", fn.name, k.name, didYouMean(k.name, names));
-    }
+    if (!known)
+      return fmt::format("'{}' has no parameter named '{}'{}", fn.name, k.name,
+                         didYouMeanAmong(k.name, fn.params, {extraKeywords.begin(), extraKeywords.end()}));
     if (!given.insert(k.name).second) return fmt::format("argument '{}' of '{}' given twice", k.name, fn.name);
   }
   if (allowMissing) return std::nullopt;
@@ -123,7 +121,8 @@ private:
         expr(*s.index);
         if (s.value->kind == ExprKind::Name)
           if (const ast::FunctionDef *k = prog_.kernel(static_cast<const ast::NameExpr &>(*s.value).id))
-            if (auto p = arityProblem(*k, c, {"num_warps", "num_stages"}, hasTuningDecorator(*k))) error(c.loc, *p);
+            if (auto p = arityProblem(*k, c, {sema::launchOptionNames().begin(), sema::launchOptionNames().end()},
+                                        hasTuningDecorator(*k))) error(c.loc, *p);
         return;
       }
       expr(*c.func);

@@ -85,11 +85,9 @@ BoundLaunch bindLaunch(const Program &prog, const ast::FunctionDef &kernel, cons
     size_t i = 0;
     while (i < params.size() && params[i].name != name) ++i;
     Location loc = v.loc.valid() ? v.loc : callLoc;
-    if (i == params.size()) {
-      std::vector<std::string> names{"num_warps", "num_stages", "enable_fp_fusion"};   // launch options
-      for (const auto &p : params) names.push_back(p.name);
-      fail(loc, fmt::format("kernel '{}' has no parameter named '{}'{}", kernel.name, name, didYouMean(name, names)));
-    }
+    if (i == params.size())
+      fail(loc, fmt::format("kernel '{}' has no parameter named '{}'{}", kernel.name, name,
+                            didYouMeanAmong(name, params, launchOptionNames())));
     if (given[i]) fail(loc, fmt::format("kernel '{}' got two values for parameter '{}'", kernel.name, name));
     given[i] = &v;
   }

@@ -77,6 +77,14 @@ struct Specialization {
   std::string key() const;
 };
 
+/// The launch options a kernel launch takes besides its parameters
+/// (`kernel[grid](..., num_warps=4)`): bindLaunch never sees them, the host
+/// launch reads them, and `tilec check` accepts them.
+inline const std::vector<std::string> &launchOptionNames() {
+  static const std::vector<std::string> names{"num_warps", "num_stages", "enable_fp_fusion", "num_ctas"};
+  return names;
+}
+
 struct BoundLaunch {
   Specialization spec;
   std::vector<ScalarArg> args;   ///< runtime arguments, in parameter order

@@ -554,11 +554,9 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
   for (const auto &kw : c.keywords) {
     size_t i = 0;
     while (i < fn.params.size() && fn.params[i].name != kw.name) ++i;
-    if (i == fn.params.size()) {
-      std::vector<std::string> names;
-      for (const auto &p : fn.params) names.push_back(p.name);
-      fail(kw.loc, fmt::format("'{}' got an unexpected keyword argument '{}'{}", fn.name, kw.name, didYouMean(kw.name, names)));
-    }
+    if (i == fn.params.size())
+      fail(kw.loc, fmt::format("'{}' got an unexpected keyword argument '{}'{}", fn.name, kw.name,
+                               didYouMeanAmong(kw.name, fn.params)));
     if (args[i]) fail(kw.loc, fmt::format("'{}' got multiple values for argument '{}'", fn.name, kw.name));
     args[i] = lowerExpr(*kw.value);
   }

@@ -16,4 +16,11 @@ namespace tile {
 /// `name` is itself a candidate.
 std::string didYouMean(std::string_view name, const std::vector<std::string> &candidates);
 
+/// The same among the `name`s of `items` (parameters) and `more` names.
+template <typename Items>
+std::string didYouMeanAmong(std::string_view name, const Items &items, std::vector<std::string> more = {}) {
+  for (const auto &item : items) more.push_back(item.name);
+  return didYouMean(name, more);
+}
+
 } // namespace tile
