@@ -172,27 +172,12 @@ private:
       bool needsOther = op->operands.size() == 1;
       if (needsOther && op->result()->type.elem.isPtr)
         continue;
-      if (!loop_.hasAttr("num_stages") && !feedsDot(op->result()) && !smallBesideDot(*op))
+      if (!loop_.hasAttr("num_stages") && !feedsDot(op->result()))
         continue;   // Triton's rule: without tl.range(num_stages=), only a dot's operands
       if (std::all_of(op->operands.begin(), op->operands.end(), [&](Value *v) { return isSliceable(v); }))
         loads.push_back(op.get());
     }
     return loads;
-  }
-
-  /// A load of one to four elements a thread in a body with a dot (the
-  /// column scales of a block-scaled matmul, `acc += tl.dot(a, b) *
-  /// a_s[:, None] * b_s[None, :]`): issued one iteration ahead too, for a
-  /// few registers. Such a load reaches its users' layout through shared
-  /// memory, and in place the conversion (and so every MMA after it in the
-  /// body) waits for the load. Smaller loads are loaded again in their
-  /// users' layout (LayoutAssignment), next to their users, and stay.
-  /// (Triton leaves both in place.)
-  bool smallBesideDot(const Op &load) const {
-    const Type &t = load.result()->type;
-    int64_t threads = 32 * int64_t(target_.numWarps);
-    if (!t.isTensor() || t.numElements() < threads || t.numElements() > 4 * threads) return false;
-    return std::any_of(body_.ops.begin(), body_.ops.end(), [](const auto &op) { return op->kind == OpKind::Dot; });
   }
 
   /// v reaches an operand tile (a or b) of a dot in the body, through any
@@ -376,7 +361,36 @@ private:
     // operands (fp8, i8) are staged K-major only, so only a run along k copies
     int along = -1;
     if (isByteDot(*user)) along = user->operands[1] == v ? 0 : 1;
-    return copiesBy16Bytes(load, along) ? target_.numStages - 1 : 1;
+    return copiesBy16Bytes(load, along) ? wgmmaRingDistance(*user) : 1;
+  }
+
+  /// num_stages - 1, but where two programs of this dot fit an SM by
+  /// registers (the accumulator and about 40 more a thread), no deeper than
+  /// lets the ring (distance + 1 slots of both tiles) fit in half an SM's
+  /// shared memory, and never below 2: Triton's num_stages buffers hold
+  /// num_stages - 1 tiles, and a second program an SM overlaps one's
+  /// prologue and epilogue with the other's loop (H100, 4096^3 f16,
+  /// 128x128x64 on 4 warps: distance 3 in 5 slots, one program, 600
+  /// TFLOP/s; distance 2 in 3 slots, two programs, 652; Triton 608 at
+  /// num_stages=4).
+  int wgmmaRingDistance(const Op &dot) const {
+    int d = target_.numStages - 1;
+    const Type &acc = dot.result()->type;
+    const Value *a = dot.operands[0], *bv = dot.operands[1];
+    int64_t threads = 32 * int64_t(target_.numWarps);
+    // (a body with other dots, attention's, holds more than this one's
+    // accumulator: left alone)
+    bool onlyDot = std::count_if(body_.ops.begin(), body_.ops.end(),
+                                 [](const auto &op) { return op->kind == OpKind::Dot; }) == 1;
+    bool twoByRegisters = onlyDot && 2 * threads * (acc.numElements() / threads + 40) <= 65536;
+    int64_t tiles = a->type.numElements() * byteSize(a->type.elem.scalar) +
+                    bv->type.numElements() * byteSize(bv->type.elem.scalar);
+    // (a ring that cannot fit at all stays: the back end reports it, as
+    // Triton's OutOfResources)
+    bool fits = (d + 1) * tiles <= sharedMemoryLimit(target_.arch);
+    int64_t half = sharedMemoryPerSM(target_.arch) / 2 - 2048;
+    while (twoByRegisters && fits && d > 2 && (d + 1) * tiles > half) --d;
+    return d;
   }
 
   /// With mmaRingsEnabled, an f16/bf16 dot on mma.sync (a target with cp.async) whose A and B are both

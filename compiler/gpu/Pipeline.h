@@ -5,22 +5,20 @@
 // num_stages - 1 for the operand tiles of dots that run as wgmma when they
 // can go by cp.async (16-byte runs proven, `other` zero), whose tiles wait
 // in shared memory (the back end's ring of num_stages buffers,
-// WgmmaToLLVM.cpp); the same for a tile that reaches such a dot's A
+// WgmmaToLLVM.cpp), less where two programs an SM fit by registers and the
+// ring would keep the second out of shared memory (never below 2); the same for a tile that reaches such a dot's A
 // through elementwise ops (`a.to(tl.float16)`) when its B goes so and both
 // rings fit in shared memory (the back end's register ring).
 //
 // Which loads: those whose value reaches an operand tile of a dot in the
-// body (Triton's rule), loads of one to four elements a thread in a body
-// with a dot (a block-scaled matmul's column scales: one iteration ahead,
-// so that their conversion to the users' layout does not wait for them
-// before every iteration's MMAs), or every load when the loop says
+// body (Triton's rule), or every load when the loop says
 // tl.range(..., num_stages=n) (its `num_stages` attribute). Memory-bound
 // loops (layer norm, softmax over column blocks) keep their loads in place:
 // there the prefetch only adds instructions (measured on the H200).
 //
 // A load at the top level of a for body is pipelined when its operands
-// depend, through pure region-free ops (integer div/rem excluded: an extra
-// evaluation could divide by zero), only on values defined outside the loop,
+// depend, through pure region-free ops (integer div/rem only by a constant
+// other than 0 and -1: an extra evaluation must not trap), only on values defined outside the loop,
 // the induction variable, and "address-like" carried values (those whose
 // yielded value is itself computable that way; a fixpoint), and no op before
 // it in the body may store (moving the load earlier would reorder them).

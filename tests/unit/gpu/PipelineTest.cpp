@@ -197,17 +197,18 @@ void checkMatmul(int64_t M, int64_t N, int64_t K, int layouts, bool expectWarnin
   checkSame(c1, c2);
 }
 
-/// The seed matmul on f16 at M x N x K with 128x128x64 blocks (a dot that
-/// runs as wgmma on 4 warps on sm_90a, as mma.sync on sm_80), pipelined for
-/// `arch` with numStages: its operand tiles go numStages - 1 iterations
-/// ahead; results equal the unpipelined kernel's bit for bit, also for
-/// loops shorter than the depth.
-void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages, const char *arch = "sm_90a") {
+/// The seed matmul on f16 at M x N x K with 128x128xblockK blocks (a dot
+/// that runs as wgmma on 4 warps on sm_90a, as mma.sync on sm_80),
+/// pipelined for `arch` with numStages: its operand tiles go `distance`
+/// iterations ahead; results equal the unpipelined kernel's bit for bit,
+/// also for loops shorter than the depth.
+void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages, int distance, const char *arch = "sm_90a",
+                     int64_t blockK = 64) {
   HostArray a(Scalar::F16, M * K), b(Scalar::F16, K * N), c1(Scalar::F32, M * N), c2(Scalar::F32, M * N);
   fillRandom(a, 5);
   fillRandom(b, 6);
-  sema::test::Keywords kws = {{"N_ITERS", valArg(kernels::test::cdiv(K, 64))}, {"BLOCK_M", valArg(int64_t(128))},
-                              {"BLOCK_N", valArg(int64_t(128))}, {"BLOCK_K", valArg(int64_t(64))}};
+  sema::test::Keywords kws = {{"N_ITERS", valArg(kernels::test::cdiv(K, blockK))}, {"BLOCK_M", valArg(int64_t(128))},
+                              {"BLOCK_N", valArg(int64_t(128))}, {"BLOCK_K", valArg(blockK)}};
   Compiled ref = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c1, M, N, K), kws, true);
   Compiled piped = compileSource(sema::test::kSeedKernels, "matmul_kernel", matmulArgs(a, b, c2, M, N, K), kws, true);
   gpu::PipelineTarget target;
@@ -219,9 +220,9 @@ void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages, const char 
   ir::Op *loop = onlyFor(*piped.fn);
   // the tiles in flight, and (deeper than one iteration) the two operand
   // pointers of the farthest iteration, carried rather than recomputed
-  size_t lookAhead = numStages > 2 ? 2 : 0;
-  CHECK(iterArgs(*loop) == iterArgs(*onlyFor(*ref.fn)) + 2 * size_t(numStages - 1) + lookAhead);
-  CHECK(sema::test::topLevelOps(piped.fn->entry(), ir::OpKind::Load).size() == 2 * size_t(numStages - 1));
+  size_t lookAhead = distance > 1 ? 2 : 0;
+  CHECK(iterArgs(*loop) == iterArgs(*onlyFor(*ref.fn)) + 2 * size_t(distance) + lookAhead);
+  CHECK(sema::test::topLevelOps(piped.fn->entry(), ir::OpKind::Load).size() == 2 * size_t(distance));
   CHECK(sema::test::topLevelOps(*loop->regions[0]->block, ir::OpKind::Load).size() == 2);
   interp::Grid grid{kernels::test::cdiv(M, 128), kernels::test::cdiv(N, 128), 1};
   RunLog refLog = runLogged(ref, grid), pipedLog = runLogged(piped, grid);
@@ -233,15 +234,25 @@ void checkDeepMatmul(int64_t M, int64_t N, int64_t K, int numStages, const char 
 } // namespace
 
 TEST_CASE("tensor-core operand tiles are prefetched num_stages - 1 iterations ahead") {
+  // 128x128x32 on 4 warps: num_stages - 1
+  for (int stages : {3, 4, 5})
+    for (int64_t K : {int64_t(32), int64_t(128), int64_t(160)}) {
+      CAPTURE(stages);
+      CAPTURE(K);
+      checkDeepMatmul(128, 256, K, stages, stages - 1, "sm_90a", 32);
+    }
+  // 128x128x64: two programs fit an SM by registers, and a ring of
+  // num_stages - 1 + 1 slots of 32 KiB would keep the second out of shared
+  // memory: distance 2 (as num_stages=3)
   for (int stages : {3, 4})
     for (int64_t K : {int64_t(64), int64_t(128), int64_t(320)}) {
       CAPTURE(stages);
       CAPTURE(K);
-      checkDeepMatmul(128, 256, K, stages);
+      checkDeepMatmul(128, 256, K, stages, 2);
     }
-  // mma.sync (sm_80 and up: cp.async) the same (the back end's ring of
-  // its row-major staging)
-  checkDeepMatmul(128, 256, 320, 4, "sm_80");
+  // mma.sync (sm_80 and up: cp.async) num_stages - 1 (the back end's ring
+  // of its row-major staging)
+  checkDeepMatmul(128, 256, 320, 4, 3, "sm_80");
   // Without a target every distance is 1.
   HostArray a(Scalar::F16, 128 * 128), b(Scalar::F16, 128 * 128), c(Scalar::F32, 128 * 128);
   sema::test::Keywords kws = {{"N_ITERS", valArg(int64_t(2))}, {"BLOCK_M", valArg(int64_t(128))},
