@@ -269,9 +269,8 @@ llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) 
 
 // ---------------------------------------------------------------- per op
 
-void Emitter::emitElementwise(ir::Op &op) {
-  ir::Value *res = op.result();
-  const ir::Type &rt = res->type;
+std::vector<Regs> Emitter::elementwiseInputs(ir::Op &op) {
+  const ir::Type &rt = op.result()->type;
   std::vector<Regs> in;
   for (ir::Value *v : op.operands) {
     // Operands keep their own element type; only the distribution follows the result.
@@ -279,46 +278,56 @@ void Emitter::emitElementwise(ir::Op &op) {
     want.elem = v->type.elem;
     in.push_back(regsAs(v, want));
   }
-  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
+  return in;
+}
+
+llvm::Value *Emitter::elementwiseReg(const ir::Op &op, const std::vector<Regs> &in, size_t r) {
+  const ir::Type &rt = op.result()->type;
   ElemType t0 = op.operands.empty() ? rt.elem : op.operands[0]->type.elem;
-  if (op.kind == OpKind::Cast && n % 2 == 0 && packedDowncast(t0, rt.elem) && !op.hasAttr("rounding")) {
-    define(res, downcastPairs(in[0], rt.elem.scalar));
-    return;
+  switch (op.kind) {
+  case OpKind::Cast: return castScalar(op, t0, rt.elem, in[0][r]);
+  case OpKind::Bitcast: {
+    llvm::Type *ty = llvmType(rt.elem);
+    if (rt.elem.isPtr && !t0.isPtr) return b.CreateIntToPtr(in[0][r], ty);
+    if (!rt.elem.isPtr && t0.isPtr) return b.CreatePtrToInt(in[0][r], ty);
+    return b.CreateBitCast(in[0][r], ty);
   }
+  case OpKind::Cmp: return cmpScalar(op, t0, in[0][r], in[1][r]);
+  case OpKind::Select: return b.CreateSelect(in[0][r], in[1][r], in[2][r]);
+  case OpKind::AddPtr: {
+    ElemType ot = op.operands[1]->type.elem;
+    llvm::Value *off = b.CreateIntCast(in[1][r], b.getInt64Ty(), isSignedInt(ot));
+    return b.CreateGEP(memType(ElemType::of(rt.elem.scalar)), in[0][r], off);
+  }
+  case OpKind::Fma: {
+    Scalar s = rt.elem.scalar;
+    if (!rt.elem.isFloat()) fail(op.loc, "fma needs float operands");
+    return fromF32(b.CreateIntrinsic(llvm::Intrinsic::fma, {toF32(in[0][r], s)->getType()},
+                                     {toF32(in[0][r], s), toF32(in[1][r], s), toF32(in[2][r], s)}),
+                   s);
+  }
+  default:
+    if (op.operands.size() == 2) return binaryScalar(op, t0, in[0][r], in[1][r]);
+    if (op.operands.size() == 1) return unaryScalar(op, t0, in[0][r]);
+    fail(op.loc, fmt::format("unsupported op '{}' in the gpu back end", ir::opName(op.kind)));
+  }
+}
+
+bool Emitter::castsInPairs(const ir::Op &op) const {
+  const ir::Type &rt = op.result()->type;
+  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
+  return op.kind == OpKind::Cast && n % 2 == 0 && packedDowncast(op.operands[0]->type.elem, rt.elem) &&
+         !op.hasAttr("rounding");
+}
+
+void Emitter::emitElementwise(ir::Op &op) {
+  ir::Value *res = op.result();
+  const ir::Type &rt = res->type;
+  std::vector<Regs> in = elementwiseInputs(op);
+  if (castsInPairs(op)) return define(res, downcastPairs(in[0], rt.elem.scalar));
+  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
   Regs out;
-  for (size_t r = 0; r < n; ++r) {
-    llvm::Value *v = nullptr;
-    switch (op.kind) {
-    case OpKind::Cast: v = castScalar(op, t0, rt.elem, in[0][r]); break;
-    case OpKind::Bitcast: {
-      llvm::Type *ty = llvmType(rt.elem);
-      if (rt.elem.isPtr && !t0.isPtr) v = b.CreateIntToPtr(in[0][r], ty);
-      else if (!rt.elem.isPtr && t0.isPtr) v = b.CreatePtrToInt(in[0][r], ty);
-      else v = b.CreateBitCast(in[0][r], ty);
-      break;
-    }
-    case OpKind::Cmp: v = cmpScalar(op, t0, in[0][r], in[1][r]); break;
-    case OpKind::Select: v = b.CreateSelect(in[0][r], in[1][r], in[2][r]); break;
-    case OpKind::AddPtr: {
-      ElemType ot = op.operands[1]->type.elem;
-      llvm::Value *off = b.CreateIntCast(in[1][r], b.getInt64Ty(), isSignedInt(ot));
-      v = b.CreateGEP(memType(ElemType::of(rt.elem.scalar)), in[0][r], off);
-      break;
-    }
-    case OpKind::Fma: {
-      Scalar s = rt.elem.scalar;
-      if (!rt.elem.isFloat()) fail(op.loc, "fma needs float operands");
-      v = fromF32(b.CreateIntrinsic(llvm::Intrinsic::fma, {toF32(in[0][r], s)->getType()},
-                                    {toF32(in[0][r], s), toF32(in[1][r], s), toF32(in[2][r], s)}), s);
-      break;
-    }
-    default:
-      if (op.operands.size() == 2) v = binaryScalar(op, t0, in[0][r], in[1][r]);
-      else if (op.operands.size() == 1) v = unaryScalar(op, t0, in[0][r]);
-      else fail(op.loc, fmt::format("unsupported op '{}' in the gpu back end", ir::opName(op.kind)));
-    }
-    out.push_back(v);
-  }
+  for (size_t r = 0; r < n; ++r) out.push_back(elementwiseReg(op, in, r));
   define(res, out);
 }
 

@@ -682,6 +682,7 @@ void Emitter::emitBlock(ir::Block &blk) {
 }
 
 void Emitter::emitOp(ir::Op &op) {
+  if (emittedAhead.count(&op)) return;
   switch (op.kind) {
   case OpKind::Constant: return emitConstant(op);
   case OpKind::Arange: return emitArange(op);

@@ -239,6 +239,13 @@ public:
   void emitArange(ir::Op &op);
   void emitProgramId(ir::Op &op);
   void emitElementwise(ir::Op &op);
+  /// An elementwise op's operand registers in its result's distribution.
+  std::vector<Regs> elementwiseInputs(ir::Op &op);
+  /// Register r of an elementwise op's result from its operands' (not the
+  /// paired f16/bf16 downcast: castsInPairs).
+  llvm::Value *elementwiseReg(const ir::Op &op, const std::vector<Regs> &in, size_t r);
+  /// A cast to f16/bf16 that rounds two registers at once (downcastPairs).
+  bool castsInPairs(const ir::Op &op) const;
   llvm::Value *binaryScalar(const ir::Op &op, ElemType t, llvm::Value *a, llvm::Value *c);
   llvm::Value *unaryScalar(const ir::Op &op, ElemType t, llvm::Value *a);
   llvm::Value *castScalar(const ir::Op &op, ElemType from, ElemType to, llvm::Value *a);
@@ -318,9 +325,33 @@ public:
   /// loop's entry then begins a shared use), else buffers of their own
   /// (dotBuffers).
   std::map<const ir::Op *, bool> pipelinedWgmma;
-  /// wgmma.wait_group 0, with the accumulator registers threaded through it
-  /// (nothing reads them before the wait).
-  Regs wgmmaWait(const Regs &acc);
+  /// wgmma.wait_group `pending` (0: all), with the accumulator registers
+  /// threaded through it (nothing reads them before the wait).
+  Regs wgmmaWait(const Regs &acc, int pending = 0);
+  // WgmmaEpilogue.cpp
+  /// The ops after a fresh wgmma dot that run one column chunk at a time as
+  /// its MMAs finish: early ops (register-only broadcasts, expand_dims,
+  /// splats, constants) emitted before the MMAs, and chain ops
+  /// (elementwise, in the product's layout), emitted chunk by chunk; empty
+  /// when the product has another reader.
+  struct DotEpilogue {
+    std::vector<ir::Op *> early, chain;
+  };
+  DotEpilogue planDotEpilogue(ir::Op &dot);
+  /// How a dot's MMAs split: m64 blocks, column chunks of each, registers a chunk.
+  struct ChunkShape {
+    int64_t blocks, chunks, perChunk;
+  };
+  /// Issues chunk (m, c) by issueChunk (its MMAs, fresh registers), two in
+  /// flight at a time; after each one's wait, emits the epilogue's early
+  /// ops (first) and chain ops for its registers (slot[m][c * perChunk +
+  /// i] of the product); defines the product and the chain's results.
+  void emitChunkedEpilogue(ir::Op &dot, const DotEpilogue &epi, ChunkShape shape,
+                           const std::vector<std::vector<size_t>> &slot, size_t numRegs,
+                           const std::function<Regs(int64_t, int64_t)> &issueChunk);
+  /// Ops emitted ahead of their place (a dot's chunked epilogue): emitOp
+  /// skips them there.
+  std::set<const ir::Op *> emittedAhead;
   /// Reserves `bytes` of dynamic shared memory placed after every scratch
   /// use (the offset is a constant fixed once the kernel is emitted), for
   /// operand buffers that stay live across a loop; returns its address.

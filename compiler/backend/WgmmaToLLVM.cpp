@@ -287,6 +287,14 @@ struct Tiles {
   }
 };
 
+/// The columns of one chunk of a chunked epilogue (WgmmaEpilogue.cpp): 32
+/// (16 registers) where B is K-major, one 64-column atom N-major; 0 when
+/// the MMA is not at least two of them.
+int64_t epilogueChunk(const Geometry &geo, int64_t mmaN) {
+  int64_t n = geo.bKMajor ? 32 : geo.mnSpan == 128 ? 64 : 0;
+  return n && mmaN % n == 0 && mmaN / n >= 2 ? n : 0;
+}
+
 } // namespace
 
 bool Emitter::dotWithWgmma(ir::Op &op) {
@@ -433,12 +441,13 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     if (!geo.bKMajor) return desc(i32(2 * ks * 1024), og.N / 8 * 1024, 1024);
     return desc(i32((ks / 4) * 1024 + (ks % 4) * 32), 16, og.N / 64 * 1024);
   };
-  auto descB = [&](int64_t ks) {
+  // (from column n0: a multiple of 8 K-major, of the atom's 64 N-major)
+  auto descB = [&](int64_t ks, int64_t n0) {
     if (owner) return aliasDescB(ks);
     if (geo.transposed) return desc(i32(kMajorOff(ks, M)), 16, 8 * S, S);   // a, K-major
-    if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N)), 16, 8 * S, S);
+    if (geo.bKMajor) return desc(i32(offB + kMajorOff(ks, N) + n0 * S), 16, 8 * S, S);
     int64_t atom = 8 * geo.mnSpan, kGroup = geo.nAtoms() * atom;   // next n atom (LBO), next 8 k (SBO)
-    return desc(i32(offB + 2 * ks * kGroup), atom, kGroup, geo.mnSpan);
+    return desc(i32(offB + 2 * ks * kGroup + n0 / 64 * atom), atom, kGroup, geo.mnSpan);
   };
   // tf32: the A fragment (Bᵀ) of m64 block (mG + q), step ks, from b's
   // padded rows: warp w' of the group, lane g*4 + t holds Bᵀ rows r = 16w' +
@@ -491,38 +500,11 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   bool fp8 = geo.esize == 1;   // fp8 or i8: both operands by descriptor, K-major
   // i8 accumulates in s32 registers; integer wgmma has no scale-a/b immediates
   bool intAcc = res->type.elem.isInt();
-  std::string regList, tied;
-  for (int64_t i = 0; i < perBlock; ++i) {
-    regList += fmt::format("{}${}", i ? "," : "", i);
-    tied += fmt::format(",{}", i);
-  }
-  std::string outs;
-  for (int64_t i = 0; i < perBlock; ++i) outs += intAcc ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
-  std::vector<llvm::Type *> fl(size_t(perBlock), intAcc ? b.getInt32Ty() : b.getFloatTy());
-  llvm::StructType *accTy = llvm::StructType::get(ctx, fl);
   // tf32: A from registers (4 b32), B (a) K-major, no transpose immediates;
   // f16/bf16: A from registers (aRegs) or a descriptor, B N-major
   // (imm-trans-b 1) or K-major
-  int64_t p0 = 2 * perBlock;
   bool regA = tf32 || geo.aRegs;
   int transB = geo.bKMajor ? 0 : 1, transA = geo.aMNMajor ? 1 : 0;
-  // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
-  // fp8: both operands by descriptor, K-major (no transpose immediates)
-  auto mmaTextFor = [&](int scaleD) {
-    if (fp8 && intAcc)
-      return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.{}.{} {{{}}}, ${}, ${}, {};", mmaN, ty, tyB,
-                         regList, p0, p0 + 1, scaleD);
-    if (fp8)
-      return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1;", mmaN, ty, tyB,
-                         regList, p0, p0 + 1, scaleD);
-    return tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1;",
-                              mmaN, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD)
-           : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1, {};",
-                                mmaN, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD, transB)
-                  : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1, {}, {};",
-                                mmaN, ty, ty, regList, p0, p0 + 1, scaleD, transA, transB);
-  };
-  std::string mmaText = mmaTextFor(1);
   // an accumulator of +0.0 (or integer 0) constants (`tl.dot(a, b)` without
   // acc): the first step ignores D (scale-d 0), so no register is zeroed for it
   bool zeroAcc = std::all_of(cur.begin(), cur.end(), [](llvm::Value *v) {
@@ -530,12 +512,40 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     auto *c = llvm::dyn_cast<llvm::ConstantFP>(v);
     return c && c->isZero() && !c->isNegative();
   });
-  std::string firstText = zeroAcc ? mmaTextFor(0) : mmaText;
-  std::string mmaConstraints = outs + tied + (regA ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}");
-  auto unpack = [&](llvm::Value *s) {
-    Regs out;
-    for (int64_t i = 0; i < perBlock; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
-    return out;
+  // the MMA of n columns into n / 2 registers: its text for the first step
+  // and the others, constraints, result type
+  struct MmaForm {
+    std::string first, next, constraints;
+    llvm::StructType *ty;
+    int64_t count;
+  };
+  auto formFor = [&](int64_t n) {
+    int64_t count = n / 2, p0 = 2 * count;
+    std::string regList, tied, outs;
+    for (int64_t i = 0; i < count; ++i) {
+      regList += fmt::format("{}${}", i ? "," : "", i);
+      tied += fmt::format(",{}", i);
+      outs += intAcc ? (i ? ",=r" : "=r") : (i ? ",=f" : "=f");
+    }
+    // scale-d (the first immediate): 1 adds D, 0 ignores it (D = A * B)
+    // fp8: both operands by descriptor, K-major (no transpose immediates)
+    auto text = [&](int scaleD) {
+      if (fp8 && intAcc)
+        return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.s32.{}.{} {{{}}}, ${}, ${}, {};", n, ty, tyB,
+                           regList, p0, p0 + 1, scaleD);
+      if (fp8)
+        return fmt::format("wgmma.mma_async.sync.aligned.m64n{}k32.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1;", n, ty, tyB,
+                           regList, p0, p0 + 1, scaleD);
+      return tf32 ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k8.f32.tf32.tf32 {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1;",
+                                n, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD)
+             : regA ? fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, {{${},${},${},${}}}, ${}, {}, 1, 1, {};",
+                                  n, ty, ty, regList, p0, p0 + 1, p0 + 2, p0 + 3, p0 + 4, scaleD, transB)
+                    : fmt::format("wgmma.mma_async.sync.aligned.m64n{}k16.f32.{}.{} {{{}}}, ${}, ${}, {}, 1, 1, {}, {};",
+                                  n, ty, ty, regList, p0, p0 + 1, scaleD, transA, transB);
+    };
+    std::vector<llvm::Type *> fl(size_t(count), intAcc ? b.getInt32Ty() : b.getFloatTy());
+    return MmaForm{zeroAcc ? text(0) : text(1), text(1), outs + tied + (regA ? ",r,r,r,r,l,~{memory}" : ",l,l,~{memory}"),
+                   llvm::StructType::get(ctx, fl), count};
   };
   int64_t steps = K / geo.kStep();
   // the register fragments are loaded before the fence, which orders them
@@ -545,11 +555,8 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     for (int64_t m = 0; m < blocks; ++m)
       for (int64_t ks = 0; ks < steps; ++ks) frags[size_t(m)].push_back(fragA(m, ks));
   if (geo.aRegs) frags = registerFragsA(a, blocks, steps);
-  convergent(inlinePtx(nullptr, "wgmma.fence.sync.aligned;", "~{memory}", {}));
-  std::vector<Regs> blockAcc(static_cast<size_t>(blocks));
-  for (int64_t m = 0; m < blocks; ++m) {
-    Regs c;
-    for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
+  // the K / kStep MMAs of m64 block m, columns n0 .. n0 + n, onto c
+  auto issue = [&](const MmaForm &f, int64_t m, Regs c, int64_t n0) {
     for (int64_t ks = 0; ks < steps; ++ks) {
       std::vector<llvm::Value *> ins(c.begin(), c.end());
       if (ks == 0 && zeroAcc)
@@ -559,10 +566,36 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
       } else {
         ins.push_back(descA(m, ks));
       }
-      ins.push_back(descB(ks));
-      c = unpack(convergent(inlinePtx(accTy, ks == 0 ? firstText : mmaText, mmaConstraints, ins)));
+      ins.push_back(descB(ks, n0));
+      llvm::Value *s = convergent(inlinePtx(f.ty, ks == 0 ? f.first : f.next, f.constraints, ins));
+      for (int64_t i = 0; i < f.count; ++i) c[size_t(i)] = b.CreateExtractValue(s, unsigned(i));
     }
-    blockAcc[size_t(m)] = c;
+    return c;
+  };
+  bool deferred = deferredDots.count(&op) != 0;   // waited for in the next iteration, or after the loop
+  // a fresh product read only by elementwise ops (acc += dot * scales), too
+  // large to sit in registers beside an accumulator of its size (a thread
+  // has 255): by column chunks, each one's ops right after its wait
+  // (WgmmaEpilogue.cpp)
+  bool crowded = 2 * int64_t(cur.size()) + 32 > 255;
+  if (int64_t n = epilogueChunk(geo, mmaN); n && crowded && zeroAcc && !tf32 && !inFlight && !deferred && !owner &&
+                                            !deferredWait.count(&op)) {
+    DotEpilogue epi = planDotEpilogue(op);
+    if (!epi.chain.empty()) {
+      const MmaForm f = formFor(n);
+      Regs fresh(size_t(f.count), llvm::UndefValue::get(intAcc ? b.getInt32Ty() : b.getFloatTy()));
+      emitChunkedEpilogue(op, epi, {blocks, mmaN / n, n / 2}, slot, cur.size(),
+                          [&](int64_t m, int64_t c) { return issue(f, m, fresh, c * n); });
+      return true;
+    }
+  }
+  const MmaForm form = formFor(mmaN);
+  convergent(inlinePtx(nullptr, "wgmma.fence.sync.aligned;", "~{memory}", {}));
+  std::vector<Regs> blockAcc(static_cast<size_t>(blocks));
+  for (int64_t m = 0; m < blocks; ++m) {
+    Regs c;
+    for (size_t r : slot[size_t(m)]) c.push_back(cur[r]);
+    blockAcc[size_t(m)] = issue(form, m, c, 0);
   }
   convergent(inlinePtx(nullptr, "wgmma.commit_group.sync.aligned;", "~{memory}", {}));
   if (inFlight && !tf32) {
@@ -590,7 +623,6 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
     define(arg, Regs(waited.begin() + long(fin.size()), waited.end()));
     return true;
   }
-  bool deferred = deferredDots.count(&op) != 0;   // waited for in the next iteration, or after the loop
   define(res, inFlight || deferred ? fin : wgmmaWait(fin));   // no trailing barrier: see beginSharedUse
   return true;
 }
@@ -660,7 +692,7 @@ bool usesScratchBesides(const Emitter &e, const ir::Block &blk, const ir::Op *ex
 
 } // namespace
 
-Regs Emitter::wgmmaWait(const Regs &acc) {
+Regs Emitter::wgmmaWait(const Regs &acc, int pending) {
   // the wait takes and returns the accumulators, so that nothing reads
   // them before it; in chunks of at most 64 registers (one wait, then
   // empty asm that only ties the rest, ordered after it)
@@ -676,7 +708,7 @@ Regs Emitter::wgmmaWait(const Regs &acc) {
     }
     std::vector<llvm::Type *> fl(n, ints ? b.getInt32Ty() : b.getFloatTy());
     std::vector<llvm::Value *> ins(acc.begin() + long(first), acc.begin() + long(first + n));
-    const char *text = first == 0 ? "wgmma.wait_group.sync.aligned 0;" : "// wgmma accumulators";
+    std::string text = first == 0 ? fmt::format("wgmma.wait_group.sync.aligned {};", pending) : "// wgmma accumulators";
     llvm::Value *s = inlinePtx(llvm::StructType::get(ctx, fl), text, outs + tied + ",~{memory}", ins);
     llvm::cast<llvm::CallInst>(s)->addFnAttr(llvm::Attribute::Convergent);
     for (size_t i = 0; i < n; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
