@@ -431,10 +431,41 @@ void runOnGpu(const detail::ContextImpl &ctx, const detail::LaunchPlan &plan, Gr
   else ctx.driver->synchronize();
 }
 
+/// The tensor passed as the plan's runtime argument r, if it is one.
+const Tensor *tensorArg(const detail::LaunchPlan &plan, size_t r, const std::vector<Arg> &args,
+                        const NamedArgs &constexprs) {
+  const detail::ArgSource &src = plan.sources[r];
+  if (src.kind == detail::ArgSource::Default) return nullptr;
+  const Arg::Value &v = src.kind == detail::ArgSource::Positional ? args[src.index].value() : constexprs[src.index].second.value();
+  return std::get_if<Tensor>(&v);
+}
+
+/// A view's own span, from its first element to its last, where it is
+/// narrower than the registered memory it lies in (bytes 0 otherwise): the
+/// interpreter then reports an access outside the view, not only one
+/// outside the storage.
+interp::MemoryRegion viewRegion(const detail::TensorImpl &t) {
+  interp::MemoryRegion whole;
+  if (t.numel() == 0 || !interp::MemoryMap::global().find(t.address(), 1, whole)) return {};
+  int64_t last = 0;
+  for (size_t i = 0; i < t.shape.size(); ++i) last += (t.shape[i] - 1) * t.strides[i];
+  uint64_t bytes = uint64_t(last + 1) * t.elemBytes;
+  if (t.address() == whole.base && bytes == whole.bytes) return {};
+  std::string dims;
+  for (size_t i = 0; i < t.shape.size(); ++i) dims += fmt::format("{}{}", i ? ", " : "", t.shape[i]);
+  return {t.address(), bytes,
+          fmt::format("the view {}[{}] at element {} of {}", dtypeName(t.dtype), dims,
+                      (t.address() - whole.base) / t.elemBytes, whole.name)};
+}
+
 void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &plan, Grid grid,
                       const std::vector<Arg> &args, const NamedArgs &constexprs) {
   std::vector<ScalarArg> bound(plan.args.size());
-  for (size_t r = 0; r < bound.size(); ++r) bound[r] = boundArg(plan, r, args, constexprs);
+  std::vector<interp::MemoryRegion> views(plan.args.size());
+  for (size_t r = 0; r < bound.size(); ++r) {
+    bound[r] = boundArg(plan, r, args, constexprs);
+    if (const Tensor *t = tensorArg(plan, r, args, constexprs)) views[r] = viewRegion(detail::TensorImpl::of(*t));
+  }
   const interp::Options *opts = &ctx.interp;
   interp::Options timed;   // the deadline is per launch (copied only when there is one)
   if (ctx.options.timeoutSeconds > 0) {
@@ -442,7 +473,7 @@ void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &
     timed.deadline = Deadline::after(ctx.options.timeoutSeconds);
     opts = &timed;
   }
-  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, *opts);
+  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, *opts, views);
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {

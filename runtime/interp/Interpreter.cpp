@@ -219,7 +219,8 @@ void setArg(detail::Machine &m, int slot, const ScalarArg &a, size_t index) {
 
 } // namespace
 
-void run(const ir::Function &fn, const Grid &grid, const std::vector<ScalarArg> &args, const Options &opts) {
+void run(const ir::Function &fn, const Grid &grid, const std::vector<ScalarArg> &args, const Options &opts,
+         std::span<const MemoryRegion> views) {
   if (grid.x < 0 || grid.y < 0 || grid.z < 0)
     fail(fn.loc, fmt::format("kernel '{}' launched with a negative grid ({}, {}, {})", fn.name, grid.x, grid.y,
                              grid.z));
@@ -232,6 +233,7 @@ void run(const ir::Function &fn, const Grid &grid, const std::vector<ScalarArg> 
     setArg(m, m.entry.args[k], args[k], k);
     if (args[k].type.isPtr && !MemoryMap::global().find(static_cast<uint64_t>(args[k].i), 1, m.paramRegion[k]))
       m.paramRegion[k] = MemoryRegion{};
+    if (args[k].type.isPtr && k < views.size() && views[k].bytes) m.paramRegion[k] = views[k];
   }
   // An empty grid launches nothing, as in Triton.
   for (int64_t z = 0; z < grid.z; ++z)

@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,11 @@ struct Options {
 /// message naming the kernel, the program id and the offending offset:
 ///   "out-of-bounds store in kernel 'k' (program 3, 0, 0): element offset 70
 ///    is past the end of tensor#2 float32[64] (64 elements)".
+/// views: per argument (may be shorter than args), a region that narrows
+/// the registered one a pointer argument points into (bytes 0: none): an
+/// embedder's tensor view, whose accesses are in bounds only inside its own
+/// span, from its first element to its last.
 void run(const ir::Function &fn, const Grid &grid, const std::vector<tile::ScalarArg> &args,
-         const Options &opts = {});
+         const Options &opts = {}, std::span<const MemoryRegion> views = {});
 
 } // namespace tile::interp

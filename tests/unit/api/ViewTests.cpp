@@ -539,3 +539,55 @@ def fill_kernel(out_ptr, n, BLOCK: tl.constexpr):
   CHECK_THROWS_WITH_AS(fill.launch({1}, {out, n}, {{"BLOK", 128}}),
                        doctest::Contains("has no parameter named 'BLOK' (did you mean 'BLOCK'?)"), tile::Error);
 }
+
+TEST_CASE("a launch through a view is bounds-checked against the view, not its storage") {
+  std::vector<std::string> warnings;
+  tile::Context ctx = interpreter(/*strict=*/false, &warnings);
+  tile::Program prog = ctx.loadString(kKernels, "viewbounds.tile");
+  tile::Kernel scale = prog.kernel("scale_kernel");
+  std::mt19937 rng(21);
+  std::vector<float> data = randomFloats(100, rng);
+  tile::Tensor src = ctx.fromHost({100}, tile::DType::F32, data);
+  tile::Tensor out = ctx.zeros({100}, tile::DType::F32);
+  tile::Tensor view = out.slice(0, 20, 30);   // 10 of out's 100 elements
+  auto expectOut = [&](int64_t written) {
+    std::vector<float> got = out.toHost<float>();
+    for (int64_t i = 0; i < 100; ++i) {
+      bool inside = i >= 20 && i < 20 + written;
+      REQUIRE(got[size_t(i)] == (inside ? data[size_t(i - 20)] * 3.0f : 0.0f));
+    }
+  };
+  // inside the view: written, nothing else
+  scale.launch({1}, {src, view, int64_t(10)}, {{"BLOCK", 16}});
+  expectOut(10);
+  CHECK(warnings.empty());
+  // six elements past the view (still inside out's storage): an error that
+  // names the view and where the address lands, and nothing past the view
+  // written (the in-bounds lanes of that launch were rewritten, the same)
+  std::string msg;
+  try {
+    scale.launch({1}, {src, view, int64_t(16)}, {{"BLOCK", 16}});
+  } catch (const tile::Error &e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("out-of-bounds store in kernel 'scale_kernel'") != std::string::npos);
+  CHECK(msg.find("the view float32[10] at element 20 of tensor#") != std::string::npos);
+  CHECK(msg.find("element offset 10 of 10") != std::string::npos);
+  CHECK(msg.find("it lands inside tensor#") != std::string::npos);
+  expectOut(10);
+  // a read past a view of the source: a warning naming the view
+  tile::Tensor sink = ctx.zeros({64}, tile::DType::F32);
+  prog.kernel("read_all_kernel").launch({1}, {src.slice(0, 50, 82), sink}, {{"BLOCK", 64}});
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("out-of-bounds load in kernel 'read_all_kernel'") != std::string::npos);
+  CHECK(warnings[0].find("the view float32[32] at element 50 of tensor#") != std::string::npos);
+  // a strided view's span runs from its first element to its last: a
+  // column of a 10 x 10 matrix, read whole, is in bounds
+  tile::Tensor m = ctx.fromHost({10, 10}, tile::DType::F32, data);
+  tile::Tensor col = m.slice(1, 3, 4);   // 10 x 1, strides (10, 1): a span of 91 elements
+  tile::Tensor colOut = ctx.zeros({10, 1}, tile::DType::F32);
+  affine2d(prog, col, colOut);
+  std::vector<float> got = colOut.toHost<float>();
+  for (int64_t i = 0; i < 10; ++i) REQUIRE(got[size_t(i)] == data[size_t(i * 10 + 3)] * 2.0f + 1.0f);
+  CHECK(warnings.size() == 1);
+}
