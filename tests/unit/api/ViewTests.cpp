@@ -431,10 +431,14 @@ TEST_CASE("fromAddress: the registration lives while any view does") {
     tile::Tensor view = whole.slice(0, 0, 4);
     tile::Tensor inside = ctx.fromAddress(addressOf(&mem[10]), {2}, tile::DType::F32); // shares it
     whole = tile::Tensor();
-    // Both still reach the whole range [8, 40).
-    readAll.launch({1}, {view, sink}, {{"BLOCK", 32}});
-    readAll.launch({1}, {inside, sink}, {{"BLOCK", 16}});
-    CHECK_THROWS_WITH_AS(readAll.launch({1}, {inside, sink}, {{"BLOCK", 32}}),
+    // Both keep the range [8, 40) registered; each is bounds-checked as
+    // itself (a view's span, a tensor's own elements).
+    readAll.launch({1}, {view, sink}, {{"BLOCK", 4}});
+    readAll.launch({1}, {inside, sink}, {{"BLOCK", 2}});
+    CHECK_THROWS_WITH_AS(readAll.launch({1}, {view, sink}, {{"BLOCK", 32}}),
+                         doctest::Contains("past the end of the view float32[4] at element 0 of fromAddress float32[32]"),
+                         tile::Error);
+    CHECK_THROWS_WITH_AS(readAll.launch({1}, {inside, sink}, {{"BLOCK", 16}}),
                          doctest::Contains("out-of-bounds load"), tile::Error);
     // Overlapping a registered range without lying inside it.
     CHECK_THROWS_WITH_AS(ctx.fromAddress(addressOf(&mem[30]), {20}, tile::DType::F32),
