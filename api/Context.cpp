@@ -33,13 +33,48 @@ const backend::CodeGenerator *api::gpuCompiler() { return gGpuCompiler.load(); }
 
 // ------------------------------------------------------------------ errors
 
+Error::Error(const std::string &text, Kind kind) : std::runtime_error(text), kind_(kind) {
+  std::string_view m = text;
+  if (m.starts_with("error: ")) m.remove_prefix(7);
+  while (!m.empty() && m.back() == '\n') m.remove_suffix(1);
+  message_ = std::string(m);
+}
+
+Error::Error(Kind kind, const std::string &text, std::string message, std::string file, int line, int column)
+    : std::runtime_error(text), kind_(kind), message_(std::move(message)), file_(std::move(file)), line_(line),
+      column_(column) {}
+
+const char *errorKindName(Error::Kind kind) {
+  switch (kind) {
+  case Error::Kind::User: return "user";
+  case Error::Kind::Launch: return "launch";
+  case Error::Kind::Driver: return "driver";
+  }
+  return "user";
+}
+
+Error detail::located(const CompileError &e, Error::Kind kind) {
+  if (!e.loc.valid()) return Error(e.formatted(), kind);
+  return Error(kind, e.formatted(), e.msg, SourceManager::global().path(e.loc.file), e.loc.line, e.loc.col);
+}
+
+namespace {
+
+/// A CUresult that ends a kernel's run (a fault, a device assert, a launch
+/// its resources cannot hold), as opposed to a failing driver call.
+bool isKernelFault(int code) {
+  return (code >= 700 && code <= 702) || code == 710 || (code >= 714 && code <= 720);
+}
+
+} // namespace
+
 void detail::rethrowAsError() {
   try {
     throw;
   } catch (const CompileError &e) {
-    throw Error(e.formatted());
+    throw located(e, Error::Kind::User);
   } catch (const cuda::Error &e) {
-    throw Error(fmt::format("error: {}\n", e.what()));
+    throw Error(fmt::format("error: {}\n", e.what()), isKernelFault(e.code()) ? Error::Kind::Launch : Error::Kind::Driver);
   } catch (const host::HostError &e) {
     throw Error(fmt::format("error: {}\n", e.what()));
   }
@@ -473,7 +508,11 @@ void runOnInterpreter(const detail::ContextImpl &ctx, const detail::LaunchPlan &
     timed.deadline = Deadline::after(ctx.options.timeoutSeconds);
     opts = &timed;
   }
-  interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, *opts, views);
+  try {
+    interp::run(*plan.interp, interp::Grid{grid.x, grid.y, grid.z}, bound, *opts, views);
+  } catch (const CompileError &e) {   // raised by the kernel's run
+    throw detail::located(e, Error::Kind::Launch);
+  }
 }
 
 void checkLaunch(Grid grid, const LaunchOptions &lo, const std::string &name) {

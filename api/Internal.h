@@ -159,6 +159,8 @@ const cuda::Stream *cudaStream(const Stream &s, const ContextImpl *ctx = nullptr
 template <typename F> decltype(auto) translateErrors(F &&f);
 
 [[noreturn]] void rethrowAsError();
+/// A CompileError as a located tile::Error of the given kind.
+Error located(const CompileError &e, Error::Kind kind);
 
 template <typename F> decltype(auto) translateErrors(F &&f) {
   try {

@@ -41,11 +41,38 @@ namespace tile {
 
 /// A compile error, a bad launch, a failing driver call or a bad tensor
 /// operation. what() is the complete, printable text (newline-terminated for
-/// located errors, as the CLI prints it).
+/// located errors, as the CLI prints it); the fields say the same in parts.
+/// (A broken invariant of tile itself is not an Error: it aborts with
+/// "internal compiler error" and the place in tile's source.)
 class Error : public std::runtime_error {
 public:
-  explicit Error(const std::string &text) : std::runtime_error(text) {}
+  enum class Kind {
+    User,    ///< the source, its arguments or the call (compile errors, bad arguments, bad tensor operations)
+    Launch,  ///< a kernel's run: an out-of-bounds store, a failed device_assert, a division by zero or a
+             ///< timeout on the interpreter; a fault on the GPU (illegal address, device assert, ...)
+    Driver,  ///< any other failing CUDA driver call (no GPU, out of memory, a bad module, ...)
+  };
+  /// An error without a source location: message() is text less a leading
+  /// "error: " and the trailing newline.
+  explicit Error(const std::string &text, Kind kind = Kind::User);
+  /// A located one (line and column 1-based).
+  Error(Kind kind, const std::string &text, std::string message, std::string file, int line, int column);
+  Kind kind() const { return kind_; }
+  /// The message alone: no location, "error: ", source line or caret.
+  const std::string &message() const { return message_; }
+  /// The source file (its display path: a loadString name, or a path) of a
+  /// located error, else "".
+  const std::string &file() const { return file_; }
+  int line() const { return line_; }     ///< 0 when not located
+  int column() const { return column_; } ///< 0 when not located
+
+private:
+  Kind kind_ = Kind::User;
+  std::string message_, file_;
+  int line_ = 0, column_ = 0;
 };
+/// "user", "launch", "driver".
+const char *errorKindName(Error::Kind kind);
 
 /// Element types of tensors (the kernel language's tl.float32, ...).
 /// F8E4M3 and F8E5M2 are tl.float8e4nv and tl.float8e5 (torch's

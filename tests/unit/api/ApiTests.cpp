@@ -239,6 +239,14 @@ TEST_CASE("errors carry the CLI's file:line:col text and the context keeps worki
     CHECK(text.find("undefined_name") != std::string::npos);
     CHECK(text.find("    tl.store(out_ptr + offs, undefined_name)\n") != std::string::npos); // the source line
     CHECK(text.find("^") != std::string::npos);                                                  // and a caret
+    // the same in fields
+    CHECK(e.kind() == tile::Error::Kind::User);
+    CHECK(e.file() == "kernels.tile");
+    CHECK(e.line() == 15);
+    CHECK(e.column() == 30);
+    CHECK(e.message().find("undefined_name") != std::string::npos);
+    CHECK(e.message().find("kernels.tile") == std::string::npos);
+    CHECK(e.message().find('\n') == std::string::npos);
   }
   // The same context, the same program: other kernels still run.
   addAndCheck(ctx, prog.kernel("add_kernel"), 100, 1.0f);
@@ -260,9 +268,33 @@ TEST_CASE("errors carry the CLI's file:line:col text and the context keeps worki
                        doctest::Contains("over the GPU's limits"), tile::Error);
   CHECK_THROWS_WITH_AS(add.launch({1, 1, 65536}, {out, out, out, 16}, {{"BLOCK", 16}}),
                        doctest::Contains("over the GPU's limits"), tile::Error);
-  // An out-of-bounds store is caught by the interpreter, located at the store.
+  // An out-of-bounds store is caught by the interpreter, located at the
+  // store: an error of the kernel's run (Kind::Launch).
   CHECK_THROWS_WITH_AS(add.launch({1}, {out, out, out, 64}, {{"BLOCK", 64}}),
                        doctest::Contains("kernels.tile:10:5: error: out-of-bounds store"), tile::Error);
+  try {
+    add.launch({1}, {out, out, out, 64}, {{"BLOCK", 64}});
+    FAIL("no error");
+  } catch (const tile::Error &e) {
+    CHECK(e.kind() == tile::Error::Kind::Launch);
+    CHECK(std::string(tile::errorKindName(e.kind())) == "launch");
+    CHECK(e.file() == "kernels.tile");
+    CHECK(e.line() == 10);
+    CHECK(e.column() == 5);
+    CHECK(e.message().rfind("out-of-bounds store in kernel 'add_kernel'", 0) == 0);
+  }
+  // errors without a location: file() empty, line() and column() 0, the
+  // message without "error: "
+  try {
+    add.launch({0}, {out, out, out, 16}, {{"BLOCK", 16}});
+    FAIL("no error");
+  } catch (const tile::Error &e) {
+    CHECK(e.kind() == tile::Error::Kind::User);
+    CHECK(e.file().empty());
+    CHECK(e.line() == 0);
+    CHECK(e.column() == 0);
+    CHECK(e.message().rfind("empty grid", 0) == 0);
+  }
   tile::Tensor foreign = interpreter().zeros({16}, tile::DType::F32);
   CHECK_THROWS_WITH_AS(add.launch({1}, {foreign, out, out, 16}, {{"BLOCK", 16}}),
                        doctest::Contains("another tile::Context"), tile::Error);
