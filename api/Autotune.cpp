@@ -298,8 +298,14 @@ driver::CacheKey diskKey(const Flow &f, const host::AutotuneSpec &at, const std:
   return k;
 }
 
+/// The disk cache of f's context (its cacheDir's, else the process's).
+const driver::DiskCache *contextDiskCache(const Flow &f) {
+  const std::string &dir = f.p.ctx->pipeline.cacheDir;
+  return dir.empty() ? driver::processDiskCache() : driver::diskCacheAt(dir);
+}
+
 std::optional<size_t> loadChoice(const Flow &f, const host::AutotuneSpec &at, const std::string &key) {
-  const driver::DiskCache *disk = driver::processDiskCache();
+  const driver::DiskCache *disk = contextDiskCache(f);
   if (!disk || f.p.ctx->kind != DeviceKind::Gpu) return std::nullopt;
   std::optional<driver::CachedKernel> hit = disk->load(diskKey(f, at, key));
   if (!hit) return std::nullopt;
@@ -311,7 +317,7 @@ std::optional<size_t> loadChoice(const Flow &f, const host::AutotuneSpec &at, co
 }
 
 void storeChoice(const Flow &f, const host::AutotuneSpec &at, const std::string &key, size_t idx) {
-  const driver::DiskCache *disk = driver::processDiskCache();
+  const driver::DiskCache *disk = contextDiskCache(f);
   if (!disk || f.p.ctx->kind != DeviceKind::Gpu) return;
   // An entry of the kernel cache whose "PTX" is the chosen config's text.
   const host::TuneConfig &c = at.configs[idx];

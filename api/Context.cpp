@@ -9,6 +9,7 @@
 #include "driver/DiskCache.h"
 #include "driver/Dump.h"
 #include "sema/ConstValue.h"
+#include "support/Spelling.h"
 
 #include <fmt/format.h>
 
@@ -96,7 +97,10 @@ void detail::ContextImpl::noteFallback(const std::string &why) const {
 
 detail::ContextImpl::ContextImpl(ContextOptions opts) : options(std::move(opts)) {
   pipeline.optimize = options.optimize;
+  pipeline.dumpDir = options.dumpDir;
+  pipeline.cacheDir = options.cacheDir;
   interp.strict = options.strict;
+  interp.checkOffsetOverflow = options.checkOffsetOverflow;
   if (options.onWarning) interp.warn = options.onWarning;
   if (options.device == DeviceKind::Interpreter) return;
   cuda::Driver *drv = cuda::Driver::get();
@@ -137,15 +141,55 @@ void Context::synchronize() const {
 Program Context::loadFile(const std::string &path) const {
   auto p = std::make_shared<detail::ProgramImpl>();
   p->ctx = impl_;
-  p->program = detail::translateErrors([&] { return driver::loadProgram(path); });
+  p->program = detail::translateErrors([&] { return driver::loadProgram(path, impl_->pipeline.dumpDir); });
   return Program(std::move(p));
 }
 
 Program Context::loadString(const std::string &source, const std::string &name) const {
   auto p = std::make_shared<detail::ProgramImpl>();
   p->ctx = impl_;
-  p->program = detail::translateErrors([&] { return driver::loadProgramFromString(name, source); });
+  p->program =
+      detail::translateErrors([&] { return driver::loadProgramFromString(name, source, impl_->pipeline.dumpDir); });
   return Program(std::move(p));
+}
+
+namespace {
+
+sema::ArgValue toArgValue(const Arg &arg);   // (below, with the launch path)
+
+/// prog with module constants replaced (tilec -D): each must be one the
+/// program defines, and a constant (no tensor).
+std::shared_ptr<const sema::Program> withGlobals(std::shared_ptr<const sema::Program> prog, const NamedArgs &globals,
+                                                 const std::string &file) {
+  if (globals.empty()) return prog;
+  auto p = std::make_shared<sema::Program>(*prog);
+  std::vector<std::string> names;
+  for (const auto &[name, value] : p->globals) names.push_back(name);
+  for (const auto &[name, arg] : globals) {
+    if (!p->globals.count(name))
+      throw Error(fmt::format("error: {} defines no module constant '{}' to replace{}\n", file, name,
+                              didYouMean(name, names)));
+    sema::ArgValue v = toArgValue(arg);
+    if (v.isPointer)
+      throw Error(fmt::format("error: module constant '{}' of {} can only be replaced by a constant, not a tensor\n",
+                              name, file));
+    p->globals[name] = v.value;
+  }
+  return p;
+}
+
+} // namespace
+
+Program Context::loadFile(const std::string &path, const NamedArgs &globals) const {
+  Program prog = loadFile(path);
+  prog.impl_->program = withGlobals(prog.impl_->program, globals, path);
+  return prog;
+}
+
+Program Context::loadString(const std::string &source, const std::string &name, const NamedArgs &globals) const {
+  Program prog = loadString(source, name);
+  prog.impl_->program = withGlobals(prog.impl_->program, globals, name);
+  return prog;
 }
 
 // ------------------------------------------------------------------ bridge

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -446,6 +447,24 @@ const DiskCache *processDiskCache() {
     return cache;
   }();
   return cache;
+}
+
+const DiskCache *diskCacheAt(const std::string &dir) {
+  static std::mutex mu;
+  static std::map<std::string, const DiskCache *> caches;   // never freed: contexts hand them out
+  std::lock_guard lock(mu);
+  auto [it, fresh] = caches.try_emplace(dir, nullptr);
+  if (!fresh) return it->second;
+  CacheConfig c = cacheConfigFromEnv();
+  c.enabled = true;
+  c.dir = dir;
+  auto *cache = new DiskCache(std::move(c));
+  if (std::string why = cache->unusable(); !why.empty()) {
+    std::fprintf(stderr, "warning: %s; kernels are not cached\n", why.c_str());
+    delete cache;
+    return nullptr;
+  }
+  return it->second = cache;
 }
 
 std::string cacheCompilerVersion() {

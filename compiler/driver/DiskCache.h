@@ -124,6 +124,11 @@ private:
 /// disabled. A malformed variable is reported once on stderr.
 const DiskCache *processDiskCache();
 
+/// A cache in dir with the process's other settings (TILE_CACHE_MAX_BYTES),
+/// one per directory for the process's life (a ContextOptions::cacheDir);
+/// null when dir cannot hold one (said once on stderr).
+const DiskCache *diskCacheAt(const std::string &dir);
+
 /// "tile 0.1.0 cache 1" and the build of this program (its executable's
 /// size and mtime): rebuilding the compiler invalidates what it cached.
 std::string cacheCompilerVersion();

@@ -80,9 +80,12 @@ std::string formatStageTimes(const std::vector<StageTime> &times) {
 
 std::string PipelineOptions::key() const { return optimize ? "O1" : "O0"; }
 
-std::shared_ptr<const sema::Program> loadProgram(const std::string &path) {
-  int id = SourceManager::global().loadFile(path);
-  std::string dir = dumpDir();
+namespace {
+
+/// Parses registered file id; with a dump directory, writes the "tokens"
+/// and "ast" stages first.
+std::shared_ptr<const sema::Program> parseWithDumps(int id, const std::string &path, const std::string &dumpTo) {
+  std::string dir = dumpTo.empty() ? dumpDir() : dumpTo;
   if (!dir.empty()) {
     std::string unit = std::filesystem::path(path).stem().string();
     writeDump(dir, unit, "tokens", "txt", frontend::dumpTokens(frontend::lex(id)));
@@ -93,9 +96,18 @@ std::shared_ptr<const sema::Program> loadProgram(const std::string &path) {
   return timed("parse", [&] { return std::make_shared<const sema::Program>(frontend::parseFile(id)); });
 }
 
-std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text) {
-  return std::make_shared<const sema::Program>(frontend::parseString(path, text));
+} // namespace
+
+std::shared_ptr<const sema::Program> loadProgram(const std::string &path, const std::string &dumpTo) {
+  return parseWithDumps(SourceManager::global().loadFile(path), path, dumpTo);
 }
+
+std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text,
+                                                           const std::string &dumpTo) {
+  return parseWithDumps(SourceManager::global().addFile(path, text), path, dumpTo);
+}
+
+std::string dumpDirOf(const PipelineOptions &opts) { return opts.dumpDir.empty() ? dumpDir() : opts.dumpDir; }
 
 namespace {
 
@@ -163,7 +175,7 @@ std::unique_ptr<ir::Function> compileKernel(const sema::Program &prog, const ast
   std::unique_ptr<ir::Function> fn = timed("sema", [&] { return sema::lowerKernel(prog, kernel, spec); });
   if (opts.verifyEach) timed("verify sema", [&] { ir::verify(*fn); });
   if (opts.printAfterAll || opts.printAfter.count("sema")) emitDump(opts, "After", "sema", *fn);
-  std::string dir = dumpDir();
+  std::string dir = dumpDirOf(opts);
   std::string specKey = dir.empty() ? "" : spec.key();
   if (!dir.empty()) dumpKernelIR(dir, *fn, "ir", specKey, opts.printLocations);
   if (!opts.optimize) return fn;
@@ -179,7 +191,7 @@ std::unique_ptr<ir::Function> compileKernel(const sema::Program &prog, const ast
 GpuKernel compileGpu(ir::Function &fn, const backend::TargetOptions &target, const PipelineOptions &opts,
                      const backend::CodeGenerator &codegen, const std::string &specKey, GpuStage stop) {
   gpu::registerPasses();
-  std::string dir = dumpDir();
+  std::string dir = dumpDirOf(opts);
   transforms::PassManager pm = makePassManager(opts, dir, specKey, true);
   pm.verifyInput = false; // the tile-IR passes verified their output
   transforms::PassTarget pt{target.arch, target.numWarps, target.numStages};
@@ -219,8 +231,8 @@ GpuKernel compileToPtx(const sema::Program &prog, const ast::FunctionDef &kernel
                        const PipelineOptions &opts, const backend::TargetOptions &target,
                        const backend::CodeGenerator &codegen, const std::function<void(const GpuKernel &)> &accept) {
   std::string specKey = spec.key();
-  const DiskCache *disk = processDiskCache();
-  bool dumping = !dumpDir().empty() || opts.printAfterAll || !opts.printAfter.empty() || !opts.printBefore.empty();
+  const DiskCache *disk = opts.cacheDir.empty() ? processDiskCache() : diskCacheAt(opts.cacheDir);
+  bool dumping = !dumpDirOf(opts).empty() || opts.printAfterAll || !opts.printAfter.empty() || !opts.printBefore.empty();
   CacheKey key;
   if (disk)
     key = kernelCacheKey(prog, kernel, spec, opts, target.numWarps, target.numStages, target.arch,
@@ -241,7 +253,7 @@ GpuKernel compileToPtx(const sema::Program &prog, const ast::FunctionDef &kernel
 std::shared_ptr<const ir::Function> KernelCache::get(const sema::Program &prog, const ast::FunctionDef &kernel,
                                                      const sema::Specialization &spec, const PipelineOptions &opts) {
   std::string key = fmt::format("{}|{}|{}|{}", static_cast<const void *>(&prog), kernel.name, spec.key(), opts.key());
-  std::string dir = dumpDir();
+  std::string dir = dumpDirOf(opts);
   std::shared_ptr<const ir::Function> hit;
   {
     std::lock_guard lock(mu_);

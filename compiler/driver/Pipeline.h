@@ -48,14 +48,23 @@ struct PipelineOptions {
   bool timeStages = false;
   /// Receives dumps (headed with the stage name); default stderr.
   std::function<void(std::string_view)> output;
+  /// Where every stage is written (Dump.h); empty: TILE_DUMP_DIR's (or
+  /// setDumpDir's) directory, if any.
+  std::string dumpDir;
+  /// The disk cache's directory; empty: the process's (TILE_CACHE_DIR, ...).
+  std::string cacheDir;
   /// Part of the cache key: options that change the generated code.
   std::string key() const;
 };
 
 /// Stage "parse": reads and parses a file (or text) into a Program. With a
 /// dump directory (Dump.h), loadProgram writes the "tokens" and "ast" stages.
-std::shared_ptr<const sema::Program> loadProgram(const std::string &path);
-std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text);
+/// dumpTo: the dump directory (empty: dumpDir()'s).
+std::shared_ptr<const sema::Program> loadProgram(const std::string &path, const std::string &dumpTo = {});
+std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text,
+                                                           const std::string &dumpTo = {});
+/// The dump directory for opts: its own, else dumpDir()'s.
+std::string dumpDirOf(const PipelineOptions &opts);
 
 /// Stages "sema" and "optimize" for one specialization. With a dump
 /// directory (Dump.h) it writes the "ir" stage (sema's output), one

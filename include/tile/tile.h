@@ -124,6 +124,17 @@ struct ContextOptions {
   DeviceKind device = DeviceKind::Auto;
   /// Interpreter: an out-of-bounds unmasked load is an error, not a warning.
   bool strict = false;
+  /// Interpreter: report int32 overflow in pointer offsets (a warning once
+  /// an op, an error when strict), as tilec does by default.
+  bool checkOffsetOverflow = true;
+  /// Write every stage of this context's programs and kernels (tokens,
+  /// AST, IR after each pass, LLVM IR, PTX) into this directory as numbered
+  /// files, as tilec --dump-dir; empty: TILE_DUMP_DIR's, if set.
+  std::string dumpDir;
+  /// The kernel cache's directory for this context's GPU compiles; empty:
+  /// the process's (TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile or
+  /// ~/.cache/tile; TILE_CACHE=0 turns that one off).
+  std::string cacheDir;
   /// Run the optimization passes (off: sema's IR as is).
   bool optimize = true;
   /// GPU target ("sm_90a"); empty: the device's own.
@@ -424,6 +435,13 @@ public:
   Program loadFile(const std::string &path) const;
   /// Parses source text; `name` is the file name diagnostics show.
   Program loadString(const std::string &source, const std::string &name = "<string>") const;
+  /// The same with module constants replaced, as `tilec -D NAME=VALUE`
+  /// does: `ctx.loadFile(path, {{"BLOCK", 256}})` makes every kernel of the
+  /// program read BLOCK as 256. Ints, floats, bools, strings, dtypes and
+  /// nullptr; a name the program does not define at module level is an
+  /// Error (with a suggestion for a near miss).
+  Program loadFile(const std::string &path, const NamedArgs &globals) const;
+  Program loadString(const std::string &source, const std::string &name, const NamedArgs &globals) const;
   /// Loads kernels compiled ahead of time (`tilec compile --emit ptx|cubin
   /// -o FILE`) through the CUDA driver alone: no parsing, no compiler, no
   /// LLVM. GPU contexts only (an Error on the interpreter).

@@ -12,6 +12,11 @@
 #include "ApiTestUtil.h"
 
 #include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+#include <unistd.h>
 #include <cstring>
 #include <chrono>
 #include <mutex>
@@ -360,4 +365,98 @@ def spin_kernel(x_ptr, n):
   // the deadline is per launch: a launch that ends (n = 0) runs after it
   spin.launch({1}, {x, int64_t(0)});
   CHECK(x.toHost<int32_t>()[0] == 1);
+}
+
+TEST_CASE("module constants replaced at load, as tilec -D") {
+  tile::Context ctx = interpreter();
+  const std::string source = R"(import triton
+import triton.language as tl
+
+SCALE = 2.0
+BLOCK = 16
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * SCALE, mask=mask)
+)";
+  const int64_t n = 100;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = float(i) - 37.5f;
+  tile::Tensor in = ctx.fromHost({n}, x);
+  auto run = [&](const tile::Program &prog, int64_t block) {
+    tile::Tensor out = ctx.zeros({n}, tile::DType::F32);
+    prog.kernel("scale_kernel").launch({tile::cdiv(n, block)}, {in, out, n});
+    return out.toHost<float>();
+  };
+  std::vector<float> got = run(ctx.loadString(source, "consts.tile"), 16);
+  for (int64_t i = 0; i < n; ++i) REQUIRE(got[size_t(i)] == x[size_t(i)] * 2.0f);
+  // BLOCK 64 (two programs cover 100 elements only if the kernel reads it) and SCALE 3.5
+  got = run(ctx.loadString(source, "consts.tile", {{"SCALE", 3.5}, {"BLOCK", 64}}), 64);
+  for (int64_t i = 0; i < n; ++i) REQUIRE(got[size_t(i)] == x[size_t(i)] * 3.5f);
+  // the program loaded without replacements is unchanged
+  got = run(ctx.loadString(source, "consts.tile"), 16);
+  for (int64_t i = 0; i < n; ++i) REQUIRE(got[size_t(i)] == x[size_t(i)] * 2.0f);
+  CHECK_THROWS_WITH_AS(ctx.loadString(source, "consts.tile", {{"SCAL", 1.0}}),
+                       doctest::Contains("consts.tile defines no module constant 'SCAL' to replace (did you mean 'SCALE'?)"),
+                       tile::Error);
+  CHECK_THROWS_WITH_AS(ctx.loadString(source, "consts.tile", {{"SCALE", in}}),
+                       doctest::Contains("can only be replaced by a constant, not a tensor"), tile::Error);
+}
+
+TEST_CASE("ContextOptions: a dump directory of the context's own, the offset-overflow check") {
+  namespace fs = std::filesystem;
+  const std::string source = R"(import triton
+import triton.language as tl
+
+
+@triton.jit
+def wrap_kernel(x_ptr, out_ptr, big, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    far = offs + big * 4
+    x = tl.load(x_ptr + far, mask=offs < 0, other=1.0)
+    tl.store(out_ptr + offs, x)
+)";
+  fs::path dir = fs::temp_directory_path() / fmt::format("tile-api-dump-{}", ::getpid());
+  fs::remove_all(dir);
+  std::vector<std::string> warnings;
+  tile::ContextOptions o;
+  o.device = tile::DeviceKind::Interpreter;
+  o.dumpDir = dir.string();
+  o.onWarning = [&](const std::string &w) { warnings.push_back(w); };
+  tile::Context ctx(o);
+  tile::Program prog = ctx.loadString(source, "wrap.tile");
+  tile::Tensor x = ctx.zeros({16}, tile::DType::F32), out = ctx.zeros({16}, tile::DType::F32);
+  // big * 4 overflows int32: the check warns at the multiplication
+  prog.kernel("wrap_kernel").launch({1}, {x, out, int64_t(1) << 30}, {{"BLOCK", 16}});
+  CHECK(out.toHost<float>() == std::vector<float>(16, 1.0f));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("overflow") != std::string::npos);
+  std::set<std::string> stages;
+  for (const auto &entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();   // NNN-unit-stage.ext
+    stages.insert(name.substr(name.find('-', 4) + 1));
+  }
+  CHECK(stages.count("tokens.txt") == 1);
+  CHECK(stages.count("ast.txt") == 1);
+  bool ir = false, opt = false;
+  for (const std::string &s : stages) {
+    ir = ir || s.rfind("ir.", 0) == 0;
+    opt = opt || s.rfind("ir-opt.", 0) == 0;
+  }
+  CHECK(ir);
+  CHECK(opt);
+  fs::remove_all(dir);
+  // the same launch with the check off: no warning
+  warnings.clear();
+  o.dumpDir.clear();
+  o.checkOffsetOverflow = false;
+  tile::Context quiet(o);
+  tile::Tensor qx = quiet.zeros({16}, tile::DType::F32), qout = quiet.zeros({16}, tile::DType::F32);
+  quiet.loadString(source, "wrap.tile").kernel("wrap_kernel").launch({1}, {qx, qout, int64_t(1) << 30}, {{"BLOCK", 16}});
+  CHECK(qout.toHost<float>() == std::vector<float>(16, 1.0f));
+  CHECK(warnings.empty());
+  CHECK(!fs::exists(dir));
 }
