@@ -383,3 +383,24 @@ TEST_CASE("the compiler version names this build") {
   CHECK(v.find(" exe ") != std::string::npos);
   CHECK(v == cacheCompilerVersion());
 }
+
+TEST_CASE("diskCacheAt: one cache a directory (a context's cacheDir), usable or null") {
+  TempDir a, b;
+  const DiskCache *ca = diskCacheAt(a.path.string());
+  REQUIRE(ca != nullptr);
+  CHECK(diskCacheAt(a.path.string()) == ca);
+  const DiskCache *cb = diskCacheAt(b.path.string());
+  REQUIRE(cb != nullptr);
+  CHECK(cb != ca);
+  CacheKey key = sampleKey();
+  REQUIRE(ca->store(key, sampleKernel("a")));
+  CHECK(fs::exists(a.path / (key.digestHex() + ".tkc")));
+  CHECK_FALSE(cb->load(key).has_value());   // another directory, another cache
+  REQUIRE(ca->load(key).has_value());
+  CHECK(same(*ca->load(key), sampleKernel("a")));
+  // a file where the directory should be: no cache (said on stderr)
+  TempDir c;
+  spit(c.path, "not a directory");
+  CHECK(diskCacheAt(c.path.string()) == nullptr);
+  fs::remove(c.path);
+}
