@@ -20,6 +20,22 @@ Stream Context::createStream() const {
   return Stream(std::move(s));
 }
 
+Stream Context::adoptStream(uint64_t handle) const {
+  if (impl_->kind != DeviceKind::Gpu)
+    throw Error("error: adoptStream needs a GPU context (the interpreter runs launches at once, on no stream)\n");
+  if (handle == 0) return Stream();
+  auto s = std::make_shared<detail::StreamImpl>();
+  s->ctx = impl_;
+  s->stream = std::make_unique<cuda::Stream>(
+      cuda::Stream::adopt(*impl_->driver, reinterpret_cast<cuda::api::CUstream>(static_cast<uintptr_t>(handle))));
+  return Stream(std::move(s));
+}
+
+uint64_t Stream::nativeHandle() const {
+  if (!impl_ || !impl_->stream) return 0;
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(impl_->stream->handle()));
+}
+
 void Stream::synchronize() const {
   if (!impl_) throw Error("error: Stream::synchronize() on the default stream: use Context::synchronize()\n");
   if (!impl_->stream) return;

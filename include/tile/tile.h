@@ -281,6 +281,9 @@ public:
   /// Waits for the stream's launches; a kernel fault is an Error naming it.
   /// (The default stream: Context::synchronize().)
   void synchronize() const;
+  /// The driver's CUstream, to order the host's own CUDA work with tile's
+  /// launches; 0 for the default stream and on the interpreter.
+  uint64_t nativeHandle() const;
 
 private:
   friend class Context;
@@ -449,6 +452,13 @@ public:
 
   /// A new stream for asynchronous launches (LaunchOptions::stream).
   Stream createStream() const;
+  /// A stream the host created (a CUstream, as `cuStreamCreate` or
+  /// `torch.cuda.current_stream().cuda_stream` gives it): launches on it
+  /// queue behind the host's own work there. tile never destroys it: keep
+  /// it alive while the Stream is used. 0 is the default stream. The
+  /// handle must belong to the context tile uses, device 0's primary
+  /// context (the CUDA runtime's and torch's). GPU contexts only.
+  Stream adoptStream(uint64_t handle) const;
 
   /// A new zero-filled contiguous tensor.
   Tensor zeros(const Shape &shape, DType dtype) const;

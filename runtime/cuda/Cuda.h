@@ -301,6 +301,8 @@ void copyToHost(Driver &driver, void *dst, api::CUdeviceptr src, size_t bytes);
 class Stream {
 public:
   explicit Stream(Driver &driver, bool blocking = false);
+  /// A stream someone else created (and destroys): never destroyed here.
+  static Stream adopt(Driver &driver, api::CUstream handle);
   Stream(Stream &&other) noexcept;
   Stream &operator=(Stream &&) = delete;
   ~Stream();
@@ -309,8 +311,10 @@ public:
   api::CUstream handle() const { return Handle; }
 
 private:
+  Stream(Driver &driver, api::CUstream handle) : Drv(&driver), Handle(handle), Owned(false) {}
   Driver *Drv;
   api::CUstream Handle = nullptr;
+  bool Owned = true;
 };
 
 /// A timing event. Move-only.

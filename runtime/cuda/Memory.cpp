@@ -120,12 +120,14 @@ Stream::Stream(Driver &driver, bool blocking) : Drv(&driver) {
                "cuStreamCreate");
 }
 
-Stream::Stream(Stream &&other) noexcept : Drv(other.Drv), Handle(other.Handle) {
+Stream Stream::adopt(Driver &driver, api::CUstream handle) { return Stream(driver, handle); }
+
+Stream::Stream(Stream &&other) noexcept : Drv(other.Drv), Handle(other.Handle), Owned(other.Owned) {
   other.Handle = nullptr;
 }
 
 Stream::~Stream() {
-  if (!Handle)
+  if (!Handle || !Owned)
     return;
   Drv->makeCurrentNoThrow();
   Drv->api().streamDestroy(Handle);

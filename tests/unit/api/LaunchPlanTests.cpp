@@ -6,6 +6,8 @@
 // Kernel::compile's signature; streams; several threads at once.
 #include "ApiTestUtil.h"
 
+#include "cuda/Cuda.h"
+
 #include <tile/tile.h>
 
 #include <doctest/doctest.h>
@@ -176,4 +178,35 @@ TEST_CASE("threads launching different specializations of one kernel at once") {
       }
     });
   for (std::thread &th : threads) th.join();
+}
+
+TEST_CASE("adopted streams: the host's CUstream, never destroyed by tile; native handles") {
+  tile::Context ctx = interpreter();
+  CHECK(tile::Stream().nativeHandle() == 0);
+  CHECK(ctx.createStream().nativeHandle() == 0);   // the interpreter has no streams
+  CHECK_THROWS_WITH_AS(ctx.adoptStream(0x1234), doctest::Contains("adoptStream needs a GPU context"), tile::Error);
+  tile::cuda::Driver *drv = tile::cuda::Driver::get();
+  if (!drv) {
+    MESSAGE("no GPU: the adopted-stream half is skipped");
+    return;
+  }
+  tile::ContextOptions o;
+  o.device = tile::DeviceKind::Gpu;
+  tile::Context gpu(o);
+  CHECK(gpu.adoptStream(0).isDefault());
+  tile::Stream own = gpu.createStream();
+  CHECK(own.nativeHandle() != 0);
+  drv->makeCurrent();
+  tile::cuda::api::CUstream raw = nullptr;
+  REQUIRE(drv->api().streamCreate(&raw, 0) == tile::cuda::api::CudaSuccess);
+  uint64_t handle = uint64_t(reinterpret_cast<uintptr_t>(raw));
+  {
+    tile::Stream adopted = gpu.adoptStream(handle);
+    CHECK_FALSE(adopted.isDefault());
+    CHECK(adopted.nativeHandle() == handle);
+    adopted.synchronize();
+  }
+  // the tile::Stream is gone; the host's stream is not: destroying it is
+  // the host's, and succeeds once
+  CHECK(drv->api().streamDestroy(raw) == tile::cuda::api::CudaSuccess);
 }
