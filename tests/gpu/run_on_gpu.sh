@@ -66,6 +66,25 @@ if [ $rc = 1 ] && grep -q "kernel 'far_store_kernel' faulted: CUDA_ERROR_ILLEGAL
 else
   echo "FAIL fault (exit $rc)" | tee -a "$out/summary.txt"
 fi
+# The embedding example on memory and a stream the host made with the CUDA
+# driver, its kernels precompiled by tilec (no compiler in the example).
+if [ -x "$build/bin/inference_step" ]; then
+  aot=$out/inference-aot
+  mkdir -p "$aot"
+  {
+    "$build/bin/tilec" compile "$root/dsl_examples/host/inference.tile" -k layer_norm_kernel \
+      -s '*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,fp32' -D BLOCK=1024 --emit ptx -o "$aot/layer_norm.ptx" &&
+    "$build/bin/tilec" compile "$root/dsl_examples/host/inference.tile" -k linear_gelu_kernel \
+      -s '*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,i32' -D BLOCK_M=64 -D BLOCK_N=64 -D BLOCK_K=32 \
+      --emit ptx -o "$aot/linear_gelu.ptx" &&
+    "$build/bin/tilec" compile "$root/dsl_examples/host/inference.tile" -k softmax_kernel \
+      -s '*fp32:16,*fp32:16,i32' -D BLOCK=1024 --num-warps 8 --emit ptx -o "$aot/softmax.ptx" &&
+    "$build/bin/inference_step" --device gpu --compiled "$aot"
+  } > "$out/inference_step.txt" 2>&1
+  rc=$?
+  if [ $rc = 0 ]; then echo "PASS inference_step (precompiled, host memory)" | tee -a "$out/summary.txt"
+  else echo "FAIL inference_step (exit $rc)" | tee -a "$out/summary.txt"; fi
+fi
 if [[ " $* " == *" --sanitize "* ]]; then
   "$root/tests/gpu/sanitize.sh" "$build" >> "$out/summary.txt" 2>&1
   echo "sanitize exit $?" >> "$out/summary.txt"
