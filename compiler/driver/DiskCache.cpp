@@ -25,6 +25,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -451,20 +452,20 @@ const DiskCache *processDiskCache() {
 
 const DiskCache *diskCacheAt(const std::string &dir) {
   static std::mutex mu;
-  static std::map<std::string, const DiskCache *> caches;   // never freed: contexts hand them out
+  // never destroyed (as processDiskCache's): a compile may run during exit
+  static auto *caches = new std::map<std::string, std::unique_ptr<const DiskCache>>;
   std::lock_guard lock(mu);
-  auto [it, fresh] = caches.try_emplace(dir, nullptr);
-  if (!fresh) return it->second;
+  auto [it, fresh] = caches->try_emplace(dir, nullptr);
+  if (!fresh) return it->second.get();
   CacheConfig c = cacheConfigFromEnv();
   c.enabled = true;
   c.dir = dir;
-  auto *cache = new DiskCache(std::move(c));
+  auto cache = std::make_unique<const DiskCache>(std::move(c));
   if (std::string why = cache->unusable(); !why.empty()) {
     std::fprintf(stderr, "warning: %s; kernels are not cached\n", why.c_str());
-    delete cache;
     return nullptr;
   }
-  return it->second = cache;
+  return (it->second = std::move(cache)).get();
 }
 
 std::string cacheCompilerVersion() {
