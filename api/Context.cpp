@@ -12,6 +12,7 @@
 #include "support/Spelling.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <climits>
@@ -473,11 +474,20 @@ detail::LaunchPlan &findOrMakePlan(detail::ProgramImpl &p, detail::KernelState &
 // ------------------------------------------------------------- running
 
 /// The plan's runtime argument r with this launch's value.
+/// The value this launch gives the plan's runtime argument r (null: the
+/// parameter's default).
+const Arg::Value *launchValue(const detail::LaunchPlan &plan, size_t r, const std::vector<Arg> &args,
+                              const NamedArgs &constexprs) {
+  const detail::ArgSource &src = plan.sources[r];
+  if (src.kind == detail::ArgSource::Default) return nullptr;
+  return src.kind == detail::ArgSource::Positional ? &args[src.index].value() : &constexprs[src.index].second.value();
+}
+
 ScalarArg boundArg(const detail::LaunchPlan &plan, size_t r, const std::vector<Arg> &args, const NamedArgs &constexprs) {
   ScalarArg a = plan.args[r];
-  const detail::ArgSource &src = plan.sources[r];
-  if (src.kind == detail::ArgSource::Default) return a;
-  const Arg::Value &v = src.kind == detail::ArgSource::Positional ? args[src.index].value() : constexprs[src.index].second.value();
+  const Arg::Value *pv = launchValue(plan, r, args, constexprs);
+  if (!pv) return a;
+  const Arg::Value &v = *pv;
   if (const Tensor *t = std::get_if<Tensor>(&v)) a.i = int64_t(detail::TensorImpl::of(*t).address());
   else if (const int64_t *i = std::get_if<int64_t>(&v)) a.i = *i;
   else if (const double *d = std::get_if<double>(&v)) a.f = static_cast<float>(*d);
@@ -513,10 +523,8 @@ void runOnGpu(const detail::ContextImpl &ctx, const detail::LaunchPlan &plan, Gr
 /// The tensor passed as the plan's runtime argument r, if it is one.
 const Tensor *tensorArg(const detail::LaunchPlan &plan, size_t r, const std::vector<Arg> &args,
                         const NamedArgs &constexprs) {
-  const detail::ArgSource &src = plan.sources[r];
-  if (src.kind == detail::ArgSource::Default) return nullptr;
-  const Arg::Value &v = src.kind == detail::ArgSource::Positional ? args[src.index].value() : constexprs[src.index].second.value();
-  return std::get_if<Tensor>(&v);
+  const Arg::Value *v = launchValue(plan, r, args, constexprs);
+  return v ? std::get_if<Tensor>(v) : nullptr;
 }
 
 /// A view's own span, from its first element to its last, where it is
@@ -530,10 +538,8 @@ interp::MemoryRegion viewRegion(const detail::TensorImpl &t) {
   for (size_t i = 0; i < t.shape.size(); ++i) last += (t.shape[i] - 1) * t.strides[i];
   uint64_t bytes = uint64_t(last + 1) * t.elemBytes;
   if (t.address() == whole.base && bytes == whole.bytes) return {};
-  std::string dims;
-  for (size_t i = 0; i < t.shape.size(); ++i) dims += fmt::format("{}{}", i ? ", " : "", t.shape[i]);
   return {t.address(), bytes,
-          fmt::format("the view {}[{}] at element {} of {}", dtypeName(t.dtype), dims,
+          fmt::format("the view {}[{}] at element {} of {}", dtypeName(t.dtype), fmt::join(t.shape, ", "),
                       (t.address() - whole.base) / t.elemBytes, whole.name)};
 }
 
