@@ -108,6 +108,14 @@ bool Emitter::emitFor(ir::Op &op) {
     for (const auto &[dot, alias] : pipelinedWgmma) aliasScratch |= alias && dot->parent == &body;
   }
   if (aliasScratch) beginSharedUse();   // once, before the loop
+  // an accumulator in flight starts from registers defined here, before
+  // the loop's guard: constants would be materialized on each path into
+  // the loop and out of it, and ptxas serializes every wgmma of a function
+  // where a non-wgmma instruction defines accumulator registers on a path
+  // between an MMA and its wait (C7515)
+  for (size_t i = 0; i < types.size(); ++i)
+    if (!(std::getenv("TILE_TIE_ACC") && *std::getenv("TILE_TIE_ACC") == '0') && inFlight[i] && std::all_of(init[i].begin(), init[i].end(), [](llvm::Value *v) { return llvm::isa<llvm::Constant>(v); }))
+      init[i] = tieRegisters(init[i], "// wgmma accumulators, first");
   std::vector<bool> packed(types.size(), false);
   for (size_t i = 0; i < types.size(); ++i) {
     packed[i] = !split[i] && !inFlight[i] && packsBytes(init[i]);

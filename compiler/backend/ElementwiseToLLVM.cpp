@@ -223,6 +223,40 @@ Regs Emitter::downcastPairs(const Regs &x, Scalar to) {
   return out;
 }
 
+bool Emitter::castsInQuads(const ir::Op &op) const {
+  const ir::Type &rt = op.result()->type;
+  const ElemType from = op.operands[0]->type.elem;
+  size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
+  return op.kind == OpKind::Cast && n % 4 == 0 && !from.isPtr && !rt.elem.isPtr &&
+         (from.scalar == Scalar::I8 || from.scalar == Scalar::U8) && rt.elem.scalar == Scalar::F16 &&
+         !op.hasAttr("rounding");
+}
+
+Regs Emitter::bytesToHalves(const Regs &x, bool isSigned) {
+  // Four bytes in one register (b + 128 for signed bytes: the top bits
+  // flipped), each put under the f16 exponent byte 0x64 (prmt): the halves
+  // 1024 + b, exact; less 1024 (1152 signed) in one sub.f16x2 a pair. Five
+  // instructions for four elements where sitofp takes three each.
+  llvm::Type *quad = llvm::FixedVectorType::get(b.getInt8Ty(), 4);
+  llvm::Type *pair = llvm::FixedVectorType::get(b.getHalfTy(), 2);
+  llvm::Value *exponent = b.getInt32(0x64646464);
+  llvm::Value *bias = llvm::ConstantFP::get(pair, isSigned ? 1152.0 : 1024.0);
+  Regs out;
+  for (size_t r = 0; r + 3 < x.size(); r += 4) {
+    llvm::Value *v = llvm::PoisonValue::get(quad);
+    for (unsigned k = 0; k < 4; ++k) v = b.CreateInsertElement(v, x[r + k], uint64_t(k));
+    llvm::Value *w = b.CreateBitCast(v, b.getInt32Ty());
+    if (isSigned) w = b.CreateXor(w, b.getInt32(0x80808080));
+    for (const char *sel : {"16704", "17218"}) {   // 0x4140, 0x4342: bytes 0, 1 / 2, 3 under 0x64
+      llvm::Value *h = purePtx(b.getInt32Ty(), fmt::format("prmt.b32 $0, $1, $2, {};", sel), "=r,r,r", {w, exponent});
+      llvm::Value *f = b.CreateFSub(b.CreateBitCast(h, pair), bias);
+      out.push_back(b.CreateExtractElement(f, uint64_t(0)));
+      out.push_back(b.CreateExtractElement(f, uint64_t(1)));
+    }
+  }
+  return out;
+}
+
 llvm::Value *Emitter::unaryScalar(const ir::Op &op, ElemType t, llvm::Value *x) {
   if (op.kind == OpKind::Not) return b.CreateNot(x);
   if (t.isInt()) {
@@ -325,6 +359,7 @@ void Emitter::emitElementwise(ir::Op &op) {
   const ir::Type &rt = res->type;
   std::vector<Regs> in = elementwiseInputs(op);
   if (castsInPairs(op)) return define(res, downcastPairs(in[0], rt.elem.scalar));
+  if (castsInQuads(op)) return define(res, bytesToHalves(in[0], op.operands[0]->type.elem.scalar == Scalar::I8));
   size_t n = rt.isTensor() ? dist(rt).numRegs() : 1;
   Regs out;
   for (size_t r = 0; r < n; ++r) out.push_back(elementwiseReg(op, in, r));

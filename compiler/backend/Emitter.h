@@ -210,6 +210,9 @@ public:
   /// An f32 -> f16/bf16 cast that downcastPairs emits two at a time.
   bool packedDowncast(ElemType from, ElemType to) const;
   Regs downcastPairs(const Regs &x, Scalar to);
+  /// An i8/u8 -> f16 cast of four registers at a time (bytesToHalves).
+  bool castsInQuads(const ir::Op &op) const;
+  Regs bytesToHalves(const Regs &x, bool isSigned);
   llvm::Value *inlinePtx(llvm::Type *ret, const std::string &text, const std::string &constraints,
                          llvm::ArrayRef<llvm::Value *> ins);
   /// An instruction with no side effects that touches no memory: LLVM may
@@ -328,6 +331,9 @@ public:
   /// wgmma.wait_group `pending` (0: all), with the accumulator registers
   /// threaded through it (nothing reads them before the wait).
   Regs wgmmaWait(const Regs &acc, int pending = 0);
+  /// acc threaded through inline asm (`text` in the first chunk, none in
+  /// the others), so that nothing reads it before and LLVM sees opaque values.
+  Regs tieRegisters(const Regs &acc, const std::string &text);
   // WgmmaEpilogue.cpp
   /// The ops after a fresh wgmma dot that run one column chunk at a time as
   /// its MMAs finish: early ops (register-only broadcasts, expand_dims,
@@ -424,6 +430,10 @@ public:
   std::map<const ir::Op *, AsyncOperand> asyncLoads;          ///< by load
   std::set<std::pair<const ir::Op *, size_t>> asyncCarried;   ///< (for, carried index) of such tiles
   std::set<const ir::Op *> asyncDots;
+  /// Async dots in flight whose A alone goes by cp.async: B is computed in
+  /// registers (`tl.dot(a, w.to(tl.float16), acc)`, dequantized weights)
+  /// and staged each iteration into its slot of the ring, beside A.
+  std::set<const ir::Op *> stagedB;
   void planAsyncOperands(ir::Block &blk);
   /// Operand k's carried chain (indices of the loop's carried values, the
   /// tile of this iteration first) when every tile of it can go by

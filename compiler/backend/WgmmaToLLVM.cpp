@@ -350,8 +350,12 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   bool clean = smemClean;
   bool async = asyncDots.count(&op) || owner;   // the operands came by cp.async
   bool waited = asyncWaitedBefore.count(&op) || owner;   // an earlier dot waited for this one's tile
+  bool bStaged = stagedB.count(&op) != 0;
   if (async) {   // this iteration's copies are done (or an earlier dot waited); later ones may stay in flight
     if (!waited) asyncWaitGroup(asyncWait.count(&op) ? asyncWait.at(&op) : asyncDepth.at(&op) - 1);
+    // B computed in registers, into this iteration's slot: the MMAs that
+    // last read the slot (ring-size iterations ago) are done
+    if (bStaged) stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
   } else {
     if (!geo.aRegs && !geo.aOwn) stage(a, 0, geo.aMNMajor ? 0 : 1, offsetA);
     stage(bv, offB, geo.bKMajor ? 0 : 1, offsetB);
@@ -367,7 +371,7 @@ bool Emitter::dotWithWgmma(ir::Op &op) {
   // it would undo the pipelining (4096^3 bf16 on the H200: see
   // docs/architecture.md); cp.async.wait_group and the barrier order the
   // copies before the MMAs.
-  if (!async) inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
+  if (!async || bStaged) inlinePtx(nullptr, "fence.proxy.async.shared::cta;", "~{memory}", {});
   auto convergent = [](llvm::Value *call) {
     llvm::cast<llvm::CallInst>(call)->addFnAttr(llvm::Attribute::Convergent);
     return call;
@@ -694,8 +698,13 @@ bool usesScratchBesides(const Emitter &e, const ir::Block &blk, const ir::Op *ex
 
 Regs Emitter::wgmmaWait(const Regs &acc, int pending) {
   // the wait takes and returns the accumulators, so that nothing reads
-  // them before it; in chunks of at most 64 registers (one wait, then
-  // empty asm that only ties the rest, ordered after it)
+  // them before it
+  return tieRegisters(acc, fmt::format("wgmma.wait_group.sync.aligned {};", pending));
+}
+
+Regs Emitter::tieRegisters(const Regs &acc, const std::string &text) {
+  // in chunks of at most 64 registers (one `text`, then empty asm that
+  // only ties the rest, ordered after it)
   Regs out;
   for (size_t first = 0; first < acc.size(); first += 64) {
     size_t n = std::min<size_t>(64, acc.size() - first);
@@ -708,8 +717,8 @@ Regs Emitter::wgmmaWait(const Regs &acc, int pending) {
     }
     std::vector<llvm::Type *> fl(n, ints ? b.getInt32Ty() : b.getFloatTy());
     std::vector<llvm::Value *> ins(acc.begin() + long(first), acc.begin() + long(first + n));
-    std::string text = first == 0 ? fmt::format("wgmma.wait_group.sync.aligned {};", pending) : "// wgmma accumulators";
-    llvm::Value *s = inlinePtx(llvm::StructType::get(ctx, fl), text, outs + tied + ",~{memory}", ins);
+    llvm::Value *s = inlinePtx(llvm::StructType::get(ctx, fl), first == 0 ? text : "// wgmma accumulators",
+                               outs + tied + ",~{memory}", ins);
     llvm::cast<llvm::CallInst>(s)->addFnAttr(llvm::Attribute::Convergent);
     for (size_t i = 0; i < n; ++i) out.push_back(b.CreateExtractValue(s, unsigned(i)));
   }
@@ -914,9 +923,14 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
         if (d->parent == &body && d->operands[2] == body.args[1 + i].get() && alias) dot = d;
       if (!dot) continue;
       std::vector<size_t> a = asyncChain(*op, *dot, 0), b2 = asyncChain(*op, *dot, 1);
-      if (a.empty() || b2.empty() || a.size() != b2.size()) continue;
+      // B computed from its load (a conversion, a scale): A alone by
+      // cp.async, B staged from registers into the same slot each iteration
+      static const bool mixedOff = std::getenv("TILE_MIXED_B") && *std::getenv("TILE_MIXED_B") == '0';   // A/B switch
+      bool mixed = !mixedOff && !a.empty() && b2.empty() && geometry(*this, *dot).esize == 2;
+      if (a.empty() || (b2.empty() && !mixed) || (!mixed && a.size() != b2.size())) continue;
       markAsync(*op, dot, 0, a);
-      markAsync(*op, dot, 1, b2);
+      if (mixed) stagedB.insert(dot);
+      else markAsync(*op, dot, 1, b2);
       planSpareSlot(*dot);
       pipelined = true;
     }
@@ -1357,7 +1371,7 @@ void Emitter::emitAsyncCopy(ir::Op &load, const AsyncOperand &a) {
   // one commit group per iteration's pair of tiles (a and b), so that the
   // dot can wait for its own iteration's with wait_group depth - 1; one per
   // tile in a ring of its own (asyncWait counts them)
-  if (++asyncIssued[&dot] % (own ? 1 : 2) == 0) asyncCommitGroup();
+  if (++asyncIssued[&dot] % (own || stagedB.count(&dot) ? 1 : 2) == 0) asyncCommitGroup();
   defineVirtual(load.result());
 }
 

@@ -22,3 +22,4 @@ config.environment["TILE_CACHE"] = "0"
 import shutil
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"))

@@ -220,6 +220,10 @@ def part_variants(root):
         elif variant == "mm_i8":   # int8 A, K-major int8 B, int32 C
             a = torch.randint(-128, 128, (M, K), device="cuda", dtype=torch.int8)
             b = torch.randint(-128, 128, (N, K), device="cuda", dtype=torch.int8).T
+        elif variant == "mm_w8a16":   # f16 A, int8 B (K x N), per-column f16 scales (bias)
+            a = torch.randn((M, K), **dev)
+            b = torch.randint(-128, 128, (K, N), device="cuda", dtype=torch.int8)
+            bias = ((torch.rand((N,), device="cuda") + 0.5) / 128.0).half()
         else:
             a = torch.randn((M, K), **dev)
             b = torch.randn((N, K), **dev).T if variant in ("mm_kmajor", "mm_wt", "mm_desc") else torch.randn((K, N), **dev)
@@ -231,6 +235,8 @@ def part_variants(root):
             ref = torch.matmul(a.float(), b.float())
         if variant == "mm_bias_relu":
             ref = torch.relu(ref + bias.float())
+        elif variant == "mm_w8a16":
+            ref = ref * bias.float()
         cshape = (Z, M, N) if variant == "mm_batched" else (M, N)
         splitk = variant == "mm_splitk"
         c = torch.zeros(cshape, device="cuda", dtype=torch.float32) if splitk else \
@@ -255,6 +261,8 @@ def part_variants(root):
             fn = lambda: torch.relu(torch.matmul(a, b) + bias)  # noqa: E731
         elif variant == "mm_i8":
             fn = lambda: torch._int_mm(a, b)  # noqa: E731  (cuBLASLt's int8 GEMM)
+        elif variant == "mm_w8a16":   # dequantize, then cuBLAS fp16
+            fn = lambda: torch.matmul(a, b.half()) * bias  # noqa: E731
         elif variant == "mm_fp8_block":   # no block-scaled fp8 GEMM in torch: cuBLAS fp16 of the shape
             a16, b16 = (a.float() * a_full).half(), (b.float() * b_full.T).half()
             fn = lambda: torch.matmul(a16, b16)  # noqa: E731
@@ -263,6 +271,7 @@ def part_variants(root):
         timed(row, "torch", fn, flops, lambda: matmul_close(fn(), ref, K, tol))
         row["torch_impl"] = "cuBLAS" + (" + bias + relu" if variant == "mm_bias_relu" else
                                         " (torch._int_mm)" if variant == "mm_i8" else
+                                        " (b.half(), matmul, * scale)" if variant == "mm_w8a16" else
                                         " fp16 of the shape" if variant == "mm_fp8_block" else "")
         emit(**row)
         del c
