@@ -434,6 +434,8 @@ public:
   /// registers (`tl.dot(a, w.to(tl.float16), acc)`, dequantized weights)
   /// and staged each iteration into its slot of the ring, beside A.
   std::set<const ir::Op *> stagedB;
+  /// Whether carried value i of loop is the accumulator of a stagedB dot.
+  bool stagesB(const ir::Op &loop, size_t i) const;
   void planAsyncOperands(ir::Block &blk);
   /// Operand k's carried chain (indices of the loop's carried values, the
   /// tile of this iteration first) when every tile of it can go by

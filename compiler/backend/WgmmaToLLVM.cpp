@@ -770,6 +770,11 @@ bool Emitter::wgmmaInFlight(const ir::Op &loop, size_t i) {
   return true;
 }
 
+bool Emitter::stagesB(const ir::Op &loop, size_t i) const {
+  const ir::Value *arg = loop.regions[0]->block->args[1 + i].get();
+  return std::any_of(stagedB.begin(), stagedB.end(), [&](const ir::Op *dot) { return dot->operands[2] == arg; });
+}
+
 void Emitter::releaseRings(const ir::Op &loop) {
   auto it = loopRings.find(&loop);
   auto own = ownAAt.find(&loop);
@@ -925,8 +930,7 @@ void Emitter::planAsyncOperands(ir::Block &blk) {
       std::vector<size_t> a = asyncChain(*op, *dot, 0), b2 = asyncChain(*op, *dot, 1);
       // B computed from its load (a conversion, a scale): A alone by
       // cp.async, B staged from registers into the same slot each iteration
-      static const bool mixedOff = std::getenv("TILE_MIXED_B") && *std::getenv("TILE_MIXED_B") == '0';   // A/B switch
-      bool mixed = !mixedOff && !a.empty() && b2.empty() && geometry(*this, *dot).esize == 2;
+      bool mixed = !a.empty() && b2.empty() && geometry(*this, *dot).esize == 2;
       if (a.empty() || (b2.empty() && !mixed) || (!mixed && a.size() != b2.size())) continue;
       markAsync(*op, dot, 0, a);
       if (mixed) stagedB.insert(dot);
