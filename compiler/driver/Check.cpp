@@ -190,6 +190,21 @@ private:
       for (const auto &v : d.values) expr(*v);
       return;
     }
+    case ExprKind::Comprehension: {
+      // the first iterable is read outside; the loop variables are the
+      // comprehension's own (they do not leak, as in Python 3)
+      auto &c = static_cast<const ast::ComprehensionExpr &>(e);
+      std::set<std::string> saved = locals_;
+      for (const ast::ComprehensionFor &f : c.fors) {
+        expr(*f.iter);
+        ast::collectTargetNames(*f.target, locals_);
+        for (const auto &x : f.ifs) expr(*x);
+      }
+      expr(*c.elt);
+      if (c.value) expr(*c.value);
+      locals_ = std::move(saved);
+      return;
+    }
     case ExprKind::Lambda: {
       // Lambda parameters shadow for the body only.
       auto &l = static_cast<const ast::LambdaExpr &>(e);

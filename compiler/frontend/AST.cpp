@@ -38,8 +38,6 @@ const char *cmpOpSpelling(CmpOpKind k) {
   return "?";
 }
 
-namespace {
-
 void collectTargetNames(const Expr &t, std::set<std::string> &out) {
   if (t.kind == ExprKind::Name) out.insert(static_cast<const NameExpr &>(t).id);
   if (t.kind == ExprKind::Tuple)
@@ -47,8 +45,6 @@ void collectTargetNames(const Expr &t, std::set<std::string> &out) {
   if (t.kind == ExprKind::List)
     for (const auto &e : static_cast<const ListExpr &>(t).elts) collectTargetNames(*e, out);
 }
-
-} // namespace
 
 void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, bool withDefs) {
   for (const auto &s : stmts) {

@@ -26,7 +26,7 @@ enum class ExprKind {
   Name, Int, Float, Str, Bool, None, Ellipsis,
   Attribute, Subscript, Slice, Call,
   BinOp, UnaryOp, BoolOp, Compare, IfExp,
-  Tuple, List, Dict, Lambda
+  Tuple, List, Dict, Lambda, Comprehension
 };
 
 enum class BinOpKind {
@@ -160,6 +160,21 @@ struct LambdaExpr : Expr {
   explicit LambdaExpr(Location l) : Expr(ExprKind::Lambda, l) {}
 };
 
+/// One `for target in iter if cond ...` clause of a comprehension.
+struct ComprehensionFor {
+  ExprPtr target, iter;
+  std::vector<ExprPtr> ifs;
+  Location loc;
+};
+/// [elt for ...], {key: value for ...}, (elt for ...) / f(elt for ...):
+/// host code only (a generator is evaluated at once, into a list).
+struct ComprehensionExpr : Expr {
+  enum class Form { List, Dict, Generator } form;
+  ExprPtr elt, value;   ///< value: a dict comprehension's (elt is its key)
+  std::vector<ComprehensionFor> fors;
+  ComprehensionExpr(Location l, Form f) : Expr(ExprKind::Comprehension, l), form(f) {}
+};
+
 // ---------------------------------------------------------------- statements
 
 enum class StmtKind {
@@ -275,5 +290,7 @@ struct Module {
 /// assignment targets (through tuples and lists), for targets and, when
 /// withDefs, the names of nested defs.
 void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, bool withDefs = false);
+/// The names an assignment or loop target binds (through tuples and lists).
+void collectTargetNames(const Expr &target, std::set<std::string> &out);
 
 } // namespace tile::ast

@@ -120,6 +120,7 @@ const char *exprKindName(ExprKind k) {
   case ExprKind::List: return "List";
   case ExprKind::Dict: return "Dict";
   case ExprKind::Lambda: return "Lambda";
+  case ExprKind::Comprehension: return "Comprehension";
   }
   return "?";
 }
@@ -169,6 +170,10 @@ std::string Dumper::exprDetail(const Expr &e) const {
     for (CmpOpKind op : static_cast<const CompareExpr &>(e).ops)
       ops += (ops.empty() ? "" : ", ") + std::string(cmpOpSpelling(op));
     return ops;
+  }
+  case ExprKind::Comprehension: {
+    auto form = static_cast<const ComprehensionExpr &>(e).form;
+    return form == ComprehensionExpr::Form::List ? "list" : form == ComprehensionExpr::Form::Dict ? "dict" : "generator";
   }
   case ExprKind::Lambda: {
     std::string params;
@@ -255,6 +260,17 @@ void Dumper::exprChildren(const Expr &e) {
   }
   case ExprKind::Lambda:
     return expr(*static_cast<const LambdaExpr &>(e).body);
+  case ExprKind::Comprehension: {
+    const auto &c = static_cast<const ComprehensionExpr &>(e);
+    expr(*c.elt, c.value ? "key=" : "");
+    if (c.value) expr(*c.value, "value=");
+    for (const ComprehensionFor &f : c.fors) {
+      expr(*f.target, "for=");
+      expr(*f.iter, "in=");
+      for (const ExprPtr &x : f.ifs) expr(*x, "if=");
+    }
+    return;
+  }
   default:
     return; // literals and names have no children
   }

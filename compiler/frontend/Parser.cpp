@@ -109,6 +109,7 @@ const char *targetDescription(const Expr &e) {
   case ExprKind::Compare: return "comparison";
   case ExprKind::IfExp: return "conditional expression";
   case ExprKind::Lambda: return "lambda";
+  case ExprKind::Comprehension: return "comprehension";
   case ExprKind::List: return "list display (use a tuple)";
   case ExprKind::Dict: return "dict literal";
   case ExprKind::Tuple: return "tuple";
@@ -208,6 +209,7 @@ private:
   ExprPtr parsePower();
   ExprPtr parsePrimary();
   void parseCallArgs(CallExpr &call);
+  ExprPtr parseComprehension(Location loc, ComprehensionExpr::Form form, ExprPtr elt, ExprPtr value = nullptr);
   ExprPtr parseSubscriptIndex();
   ExprPtr parseSubscriptItem();
   ExprPtr parseAtom();
@@ -828,8 +830,13 @@ void Parser::parseCallArgs(CallExpr &call) {
       ExprPtr arg = parseTest();
       if (at(TokenKind::Assign))
         fail(argLoc, "a keyword argument name must be a plain name");
-      if (at(TokenKind::KwFor))
-        fail(cur().loc, "generator expressions are not supported");
+      if (at(TokenKind::KwFor)) {   // f(x for x in xs): the one argument
+        if (!call.args.empty() || !call.keywords.empty())
+          fail(argLoc, "a generator expression must be parenthesized unless it is the only argument");
+        arg = parseComprehension(argLoc, ComprehensionExpr::Form::Generator, std::move(arg));
+        if (!at(TokenKind::RParen))
+          fail(argLoc, "a generator expression must be parenthesized unless it is the only argument");
+      }
       if (!call.keywords.empty())
         fail(argLoc, "positional argument follows keyword argument");
       call.args.push_back(std::move(arg));
@@ -922,8 +929,11 @@ ExprPtr Parser::parseParenthesized() {
   if (accept(TokenKind::RParen))
     return std::make_unique<TupleExpr>(open);
   ExprPtr first = parseTest();
-  if (at(TokenKind::KwFor))
-    fail(cur().loc, "generator expressions are not supported");
+  if (at(TokenKind::KwFor)) {
+    ExprPtr gen = parseComprehension(open, ComprehensionExpr::Form::Generator, std::move(first));
+    expect(TokenKind::RParen, "expected ')' after a generator expression");
+    return gen;
+  }
   if (accept(TokenKind::RParen))
     return first;
   if (!at(TokenKind::Comma))
@@ -936,13 +946,18 @@ ExprPtr Parser::parseParenthesized() {
   return tuple;
 }
 
-// list = '[' [test (',' test)* [',']] ']'
+// list = '[' [test (',' test)* [',']] ']' | '[' test comp_for ']'
 ExprPtr Parser::parseList() {
   auto list = std::make_unique<ListExpr>(advance().loc);
   while (!at(TokenKind::RBracket)) {
     list->elts.push_back(parseTest());
-    if (at(TokenKind::KwFor))
-      fail(cur().loc, "list comprehensions are not supported");
+    if (at(TokenKind::KwFor)) {
+      if (list->elts.size() > 1)
+        fail(cur().loc, "a comprehension takes one element expression before 'for'");
+      ExprPtr comp = parseComprehension(list->loc, ComprehensionExpr::Form::List, std::move(list->elts[0]));
+      expect(TokenKind::RBracket, "expected ']' after a list comprehension");
+      return comp;
+    }
     if (!accept(TokenKind::Comma))
       break;
   }
@@ -961,8 +976,13 @@ ExprPtr Parser::parseDict() {
       fail(dict->loc, "set literals are not supported");
     expect(TokenKind::Colon, "expected ':' after dict key");
     ExprPtr value = parseTest();
-    if (at(TokenKind::KwFor))
-      fail(cur().loc, "dict comprehensions are not supported");
+    if (at(TokenKind::KwFor)) {
+      if (!dict->keys.empty())
+        fail(cur().loc, "a comprehension takes one 'key: value' before 'for'");
+      ExprPtr comp = parseComprehension(dict->loc, ComprehensionExpr::Form::Dict, std::move(key), std::move(value));
+      expect(TokenKind::RBrace, "expected '}' after a dict comprehension");
+      return comp;
+    }
     dict->keys.push_back(std::move(key));
     dict->values.push_back(std::move(value));
     if (!accept(TokenKind::Comma))
@@ -970,6 +990,25 @@ ExprPtr Parser::parseDict() {
   }
   expect(TokenKind::RBrace, "expected ',' or '}' in dict");
   return dict;
+}
+
+// comp_for = 'for' target_list 'in' or_test ('if' or_test | comp_for)*
+ExprPtr Parser::parseComprehension(Location loc, ComprehensionExpr::Form form, ExprPtr elt, ExprPtr value) {
+  auto comp = std::make_unique<ComprehensionExpr>(loc, form);
+  comp->elt = std::move(elt);
+  comp->value = std::move(value);
+  while (at(TokenKind::KwFor)) {
+    ComprehensionFor f;
+    f.loc = advance().loc;
+    f.target = parseTargetList();
+    checkAssignTarget(*f.target);
+    expect(TokenKind::KwIn, "expected 'in' after the comprehension's loop variable");
+    f.iter = parseOr();
+    while (accept(TokenKind::KwIf))
+      f.ifs.push_back(parseOr());
+    comp->fors.push_back(std::move(f));
+  }
+  return comp;
 }
 
 // strings = STRING+     (adjacent literals concatenate)

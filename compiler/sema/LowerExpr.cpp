@@ -733,6 +733,9 @@ Val Lowerer::lowerExprImpl(const ast::Expr &e) {
   case ExprKind::Ellipsis: fail(e.loc, "a slice is only allowed inside a subscript");
   case ExprKind::Dict: fail(e.loc, "dict literals are not supported in kernels");
   case ExprKind::Lambda: fail(e.loc, "lambda is not supported in kernels");
+  case ExprKind::Comprehension:
+    fail(e.loc, "comprehensions are host code: not supported in kernels (Triton's @jit rejects them too); "
+                "write a loop, or build the tuple on the host and pass its items");
   }
   fail(e.loc, "unsupported expression");
 }

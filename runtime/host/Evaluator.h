@@ -84,6 +84,9 @@ private:
   Flow execBlock(const ast::StmtList &body, Scope &scope, Value &ret);
   Flow exec(const ast::Stmt &s, Scope &scope, Value &ret);
   Flow execFor(const ast::ForStmt &s, Scope &scope, Value &ret);
+  /// The items a `for` over v visits (a copy: the body may change a list);
+  /// not for ranges, which execFor walks without a list.
+  std::vector<Value> iterItems(const Value &v, Location loc);
   Flow execWhile(const ast::WhileStmt &s, Scope &scope, Value &ret);
   void execAssign(const ast::AssignStmt &s, Scope &scope, bool moduleLevel);
   void execAugAssign(const ast::AugAssignStmt &s, Scope &scope);
@@ -104,6 +107,7 @@ private:
   Value evalSubscript(const ast::SubscriptExpr &e, Scope &scope);
   Value evalAttribute(const ast::AttributeExpr &e, Scope &scope);
   Value evalLambda(const ast::LambdaExpr &e, Scope &scope);
+  Value evalComprehension(const ast::ComprehensionExpr &e, Scope &scope);
   Value callFunction(const FunctionVal &fn, CallArgs &args);
   void checkInterrupt(Location loc) const;
 

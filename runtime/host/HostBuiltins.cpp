@@ -427,21 +427,75 @@ Value floatFn(Evaluator &, CallArgs &c) {
   throw HostError(fmt::format("float() argument must be a number, string or tensor, not '{}'", typeName(v)));
 }
 
+/// The items of an iterable argument, or a HostError naming the function.
+std::vector<Value> itemsOf(const Value &v, const char *name) {
+  std::optional<std::vector<Value>> items = iterationItems(v);
+  if (!items)
+    throw HostError(fmt::format("{}(): '{}' object is not iterable", name, typeName(v)));
+  return std::move(*items);
+}
+
 Value sequenceFn(CallArgs &c, const char *name, bool tuple) {
   ArgParser p(c, name, {"iterable="});
-  Value v = p.getOr("iterable", makeTuple({}));
-  std::vector<Value> items;
-  if (isSequence(v))
-    items = sequenceItems(v);
-  else if (v.is<RangeVal>())
-    for (int64_t i = 0, n = v.as<RangeVal>().size(); i < n; ++i)
-      items.push_back(v.as<RangeVal>().at(i));
-  else if (v.is<Tensor>() && v.as<Tensor>().ndim() > 0)
-    for (int64_t i = 0; i < v.as<Tensor>().shape()[0]; ++i)
-      items.push_back(v.as<Tensor>().select(0, i));
-  else
-    throw HostError(fmt::format("'{}' object is not iterable", typeName(v)));
+  std::vector<Value> items = itemsOf(p.getOr("iterable", makeTuple({})), name);
   return tuple ? makeTuple(std::move(items)) : makeList(std::move(items));
+}
+
+Value zipFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "zip", {"*"});
+  std::vector<std::vector<Value>> seqs;
+  size_t n = p.rest().empty() ? 0 : SIZE_MAX;
+  for (const Value &v : p.rest()) {
+    seqs.push_back(itemsOf(v, "zip"));
+    n = std::min(n, seqs.back().size());
+  }
+  std::vector<Value> out;
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<Value> row;
+    for (const auto &s : seqs)
+      row.push_back(s[i]);
+    out.push_back(makeTuple(std::move(row)));
+  }
+  return makeList(std::move(out));
+}
+
+Value enumerateFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "enumerate", {"iterable", "start="});
+  int64_t at = p.has("start") ? toIndex(p.get("start"), "enumerate") : 0;
+  std::vector<Value> out;
+  for (Value &v : itemsOf(p.get("iterable"), "enumerate"))
+    out.push_back(makeTuple({Value(at++), std::move(v)}));
+  return makeList(std::move(out));
+}
+
+Value sortedFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "sorted", {"iterable", "reverse="});
+  std::vector<Value> items = itemsOf(p.get("iterable"), "sorted");
+  for (const Value &v : items)
+    if (!v.isNumber() && !v.is<std::string>())
+      throw HostError(fmt::format("sorted() compares numbers and strings, not '{}'", typeName(v)));
+  std::stable_sort(items.begin(), items.end(), [](const Value &a, const Value &b) {
+    return truthy(compareOp(ast::CmpOpKind::Lt, a, b));
+  });
+  if (p.has("reverse") && truthy(p.get("reverse")))
+    std::reverse(items.begin(), items.end());
+  return makeList(std::move(items));
+}
+
+Value anyAllFn(CallArgs &c, const char *name, bool all) {
+  ArgParser p(c, name, {"iterable"});
+  const Value &v = p.get("iterable");
+  if (v.is<Tensor>()) {   // torch.any / torch.all: over every element (NaN is true)
+    const Tensor &t = v.as<Tensor>();
+    for (int64_t i = 0, n = t.numel(); i < n; ++i)
+      if ((t.getDouble(i) != 0.0) != all)
+        return Value(!all);
+    return Value(all);
+  }
+  for (const Value &x : itemsOf(v, name))
+    if (truthy(x) != all)
+      return Value(!all);
+  return Value(all);
 }
 
 void checkFileAccess(const Evaluator &ev, const char *fn) {
@@ -581,6 +635,17 @@ void addPython(std::map<std::string, Value> &t) {
     return Value(p.has("x") && truthy(p.get("x")));
   });
   t["tuple"] = builtin("tuple", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "tuple", true); });
+  t["zip"] = builtin("zip", zipFn);
+  t["enumerate"] = builtin("enumerate", enumerateFn);
+  t["sorted"] = builtin("sorted", sortedFn);
+  t["reversed"] = builtin("reversed", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "reversed", {"sequence"});
+    std::vector<Value> items = itemsOf(p.get("sequence"), "reversed");
+    std::reverse(items.begin(), items.end());
+    return makeList(std::move(items));
+  });
+  t["any"] = builtin("any", [](Evaluator &, CallArgs &c) { return anyAllFn(c, "any", false); });
+  t["all"] = builtin("all", [](Evaluator &, CallArgs &c) { return anyAllFn(c, "all", true); });
   t["list"] = builtin("list", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "list", false); });
   t["assert_close"] = builtin("assert_close", assertCloseFn);
   t["assert_allclose"] = t["assert_close"];

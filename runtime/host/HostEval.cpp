@@ -240,26 +240,19 @@ Evaluator::Flow Evaluator::execFor(const ForStmt &s, Scope &scope, Value &ret) {
     }
     return Flow::Normal;
   }
-  std::vector<Value> items;
-  if (isSequence(iter))
-    items = sequenceItems(iter); // a copy: the body may append to a list
-  else if (iter.is<DictVal>())
-    for (const auto &kv : *iter.as<DictVal>().items)
-      items.push_back(kv.first);
-  else if (iter.is<std::string>())
-    for (char c : iter.as<std::string>())
-      items.push_back(std::string(1, c));
-  else if (iter.is<Tensor>() && iter.as<Tensor>().ndim() > 0)
-    for (int64_t i = 0, n = iter.as<Tensor>().shape()[0]; i < n; ++i)
-      items.push_back(iter.as<Tensor>().select(0, i));
-  else
-    fail(s.iter->loc, fmt::format("'{}' object is not iterable", typeName(iter)));
-  for (const Value &item : items) {
+  for (const Value &item : iterItems(iter, s.iter->loc)) {
     Flow f = body(item);
     if (handle(f))
       return f == Flow::Return ? f : Flow::Normal;
   }
   return Flow::Normal;
+}
+
+std::vector<Value> Evaluator::iterItems(const Value &iter, Location loc) {
+  std::optional<std::vector<Value>> items = iterationItems(iter);
+  if (!items)
+    fail(loc, fmt::format("'{}' object is not iterable", typeName(iter)));
+  return std::move(*items);
 }
 
 Evaluator::Flow Evaluator::execWhile(const WhileStmt &s, Scope &scope, Value &ret) {
@@ -545,6 +538,7 @@ Value Evaluator::evalInner(const Expr &e, Scope &scope) {
     return dict;
   }
   case ExprKind::Lambda: return evalLambda(static_cast<const LambdaExpr &>(e), scope);
+  case ExprKind::Comprehension: return evalComprehension(static_cast<const ComprehensionExpr &>(e), scope);
   }
   fail(e.loc, "unsupported expression in host code");
 }
@@ -613,6 +607,42 @@ Value Evaluator::evalLambda(const LambdaExpr &e, Scope &scope) {
   fn.lambda = &e;
   fn.closure = closeOver(scope.shared_from_this());
   return fn;
+}
+
+Value Evaluator::evalComprehension(const ComprehensionExpr &e, Scope &scope) {
+  // Python 3's rules: the first iterable is evaluated in the enclosing
+  // scope, the loop variables live in the comprehension's own (they do not
+  // leak); a generator is evaluated at once, into a list
+  auto inner = std::make_shared<Scope>();
+  inner->parent = scope.shared_from_this();
+  std::vector<Value> items;
+  Value dict = makeDict();
+  auto &entries = *dict.as<DictVal>().items;
+  std::function<void(size_t)> loop = [&](size_t k) {
+    if (k == e.fors.size()) {
+      Value x = eval(*e.elt, *inner);
+      if (e.form != ComprehensionExpr::Form::Dict) {
+        items.push_back(std::move(x));
+        return;
+      }
+      Value v = eval(*e.value, *inner);
+      auto it = std::find_if(entries.begin(), entries.end(), [&](auto &kv) { return valuesEqual(kv.first, x); });
+      if (it != entries.end())
+        it->second = v;
+      else
+        entries.emplace_back(x, v);
+      return;
+    }
+    const ComprehensionFor &f = e.fors[k];
+    for (const Value &item : iterItems(eval(*f.iter, k == 0 ? scope : *inner), f.iter->loc)) {
+      checkInterrupt(f.loc);
+      assignTarget(*f.target, item, *inner);
+      if (std::all_of(f.ifs.begin(), f.ifs.end(), [&](const ExprPtr &c) { return truthy(eval(*c, *inner)); }))
+        loop(k + 1);
+    }
+  };
+  loop(0);
+  return e.form == ComprehensionExpr::Form::Dict ? dict : makeList(std::move(items));
 }
 
 Value Evaluator::evalCall(const CallExpr &e, Scope &scope) {

@@ -202,3 +202,30 @@ bool valuesEqual(const Value &a, const Value &b) {
 }
 
 } // namespace tile::host
+
+namespace tile::host {
+
+std::optional<std::vector<Value>> iterationItems(const Value &v) {
+  std::vector<Value> items;
+  if (v.is<RangeVal>()) {
+    const RangeVal &r = v.as<RangeVal>();
+    for (int64_t i = 0, n = r.size(); i < n; ++i)
+      items.push_back(Value(r.at(i)));
+  } else if (isSequence(v)) {
+    items = sequenceItems(v);
+  } else if (v.is<DictVal>()) {
+    for (const auto &kv : *v.as<DictVal>().items)
+      items.push_back(kv.first);
+  } else if (v.is<std::string>()) {
+    for (char c : v.as<std::string>())
+      items.push_back(std::string(1, c));
+  } else if (v.is<Tensor>() && v.as<Tensor>().ndim() > 0) {
+    for (int64_t i = 0, n = v.as<Tensor>().shape()[0]; i < n; ++i)
+      items.push_back(v.as<Tensor>().select(0, i));
+  } else {
+    return std::nullopt;
+  }
+  return items;
+}
+
+} // namespace tile::host

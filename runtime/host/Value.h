@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <optional>
 #include <vector>
 
 namespace tile::host {
@@ -98,6 +99,10 @@ Value makeDict();
 /// The items of a tuple or list (empty for other kinds).
 const std::vector<Value> &sequenceItems(const Value &v);
 bool isSequence(const Value &v);
+/// The items a `for` over v visits: a sequence's (a copy), a range's, a
+/// dict's keys, a string's characters, a tensor's rows; nullopt when v is
+/// not iterable.
+std::optional<std::vector<Value>> iterationItems(const Value &v);
 
 /// Python's type name, for messages: "int", "tensor", "tuple", "function", ...
 std::string typeName(const Value &v);

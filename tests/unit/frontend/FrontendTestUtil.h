@@ -105,6 +105,20 @@ inline std::string sexpr(const ast::Expr &e) {
       out += " " + sexpr(*d.keys[i]) + ":" + sexpr(*d.values[i]);
     return out + ")";
   }
+  case ExprKind::Comprehension: {
+    const auto &c = static_cast<const ComprehensionExpr &>(e);
+    const char *forms[] = {"listcomp", "dictcomp", "gencomp"};
+    std::string out = std::string("(") + forms[static_cast<int>(c.form)] + " " + sexpr(*c.elt);
+    if (c.value)
+      out += ":" + sexpr(*c.value);
+    for (const ComprehensionFor &f : c.fors) {
+      out += " [for " + sexpr(*f.target) + " in " + sexpr(*f.iter);
+      for (const ExprPtr &x : f.ifs)
+        out += " if " + sexpr(*x);
+      out += "]";
+    }
+    return out + ")";
+  }
   case ExprKind::Lambda: {
     const auto &l = static_cast<const LambdaExpr &>(e);
     std::string out = "(lambda";

@@ -52,6 +52,13 @@ TEST_CASE("parser: boolean, comparison and conditional precedence") {
   CHECK(parseExpr("a + 1 > b | c") == "(cmp (+ a 1) [>] (| b c))");
   CHECK(parseExpr("x if c else y") == "(ifexp c x y)");
   CHECK(parseExpr("x if a or b else y if c else z") == "(ifexp (or a b) x (ifexp c y z))");
+  CHECK(parseExpr("[x * 2 for x in xs]") == "(listcomp (* x 2) [for x in xs])");
+  CHECK(parseExpr("[(a, b) for a in range(3) if a for b in ys if b > a if b]") ==
+        "(listcomp (tuple a b) [for a in (call range 3) if a] [for b in ys if (cmp b [>] a) if b])");
+  CHECK(parseExpr("{k: v for k, v in zip(a, b)}") == "(dictcomp k:v [for (tuple k v) in (call zip a b)])");
+  CHECK(parseExpr("(x for x in y)") == "(gencomp x [for x in y])");
+  CHECK(parseExpr("sum(x for x in y)") == "(call sum (gencomp x [for x in y]))");
+  CHECK(parseExpr("[c(w) for w in [1, 2] if w or v]") == "(listcomp (call c w) [for w in (list 1 2) if (or w v)])");
   CHECK(parseExpr("lambda: 0") == "(lambda 0)");
   CHECK(parseExpr("lambda a, b: a if b else 1") == "(lambda a b (ifexp b a 1))");
   CHECK(parseExpr("lambda META: (cdiv(n, META[\"BLOCK\"]),)") ==

@@ -60,6 +60,45 @@ TEST_CASE("control flow, functions, defaults, keywords, recursion, lambdas") {
   CHECK(r.out == "9 127 3628800 6 7 5 6 6\n");
 }
 
+TEST_CASE("comprehensions, zip, enumerate, sorted, any, all") {
+  RunResult r = runHost("SIZES = [s * 64 for s in (1, 2, 4) if s != 2]\n"
+                        "def main():\n"
+                        "    i = 99\n"
+                        "    sq = [i * i for i in range(6) if i % 2 == 0]\n"
+                        "    d = {k: v for k, v in zip(['a', 'b', 'a'], [1, 2, 3])}\n"
+                        "    pairs = [(a, b) for a in range(3) for b in range(a)]\n"
+                        "    print(SIZES, sq, i, d, pairs)\n"
+                        "    print(sum(x for x in range(5)), max((x * 2 for x in (3, 1, 2))), tuple(c for c in 'ab'))\n"
+                        "    print(list(enumerate('xy', start=1)), sorted([3, 1, 2]), sorted((2.5, 1), reverse=True))\n"
+                        "    print(list(reversed(range(3))), any(x > 2 for x in [1, 3]), all([]), any([]), all([1, 0]))\n"
+                        "    print(any(zeros((3,))), all(ones((2, 2))), list(zip([1, 2, 3], 'ab')))\n"
+                        "    grid = [[r * 2 + c for c in range(2)] for r in range(2)]\n"
+                        "    print(grid, [x for x in []])\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "[64, 256] [0, 4, 16] 99 {'a': 3, 'b': 2} [(1, 0), (2, 0), (2, 1)]\n"
+                 "10 6 ('a', 'b')\n"
+                 "[(1, 'x'), (2, 'y')] [1, 2, 3] [2.5, 1]\n"
+                 "[2, 1, 0] True True False False\n"
+                 "False True [(1, 'a'), (2, 'b')]\n"
+                 "[[0, 1], [2, 3]] []\n");
+}
+
+TEST_CASE("comprehension errors are located") {
+  RunResult r = runHost("def main():\n"
+                        "    x = [y for y in 5]\n");
+  CHECK(r.error == "'int' object is not iterable");
+  CHECK(r.errLoc.line == 2);
+  CHECK(r.errLoc.col == 21);
+  r = runHost("def main():\n"
+              "    x = [y for y in range(3)]\n"
+              "    print(y)\n");
+  CHECK(r.error == "unknown name 'y'");   // the loop variable does not leak
+  CHECK(r.errLoc.line == 3);
+  r = runHost("def main():\n"
+              "    print(sorted([1, 'a']))\n");
+  CHECK(r.error.find("'<' not supported") != std::string::npos);
+}
+
 TEST_CASE("module constants, globals and -D overrides") {
   std::string src = "BLOCK = 16\n"
                     "COUNT = 0\n"
