@@ -262,6 +262,9 @@ private:
     case StmtKind::Return:
       if (auto &r = static_cast<const ast::ReturnStmt &>(s); r.value) expr(*r.value);
       return;
+    case StmtKind::Raise:
+      if (auto &r = static_cast<const ast::RaiseStmt &>(s); r.exc) expr(*r.exc);
+      return;
     case StmtKind::Assert: {
       auto &a = static_cast<const ast::AssertStmt &>(s);
       expr(*a.test);

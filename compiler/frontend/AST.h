@@ -179,7 +179,7 @@ struct ComprehensionExpr : Expr {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, AnnAssign, For, While, If, Return, Pass, Break,
-  Continue, Assert, FunctionDef, Import, ImportFrom, Global
+  Continue, Assert, FunctionDef, Import, ImportFrom, Global, Raise
 };
 
 struct Stmt {
@@ -232,6 +232,11 @@ struct IfStmt : Stmt {
 struct ReturnStmt : Stmt {
   ExprPtr value; // may be null
   explicit ReturnStmt(Location l) : Stmt(StmtKind::Return, l) {}
+};
+/// raise [exc]: host code ends the run with exc's message, located here.
+struct RaiseStmt : Stmt {
+  ExprPtr exc; // may be null (a bare raise)
+  explicit RaiseStmt(Location l) : Stmt(StmtKind::Raise, l) {}
 };
 struct PassStmt : Stmt {
   explicit PassStmt(Location l) : Stmt(StmtKind::Pass, l) {}

@@ -135,6 +135,7 @@ const char *stmtKindName(StmtKind k) {
   case StmtKind::While: return "While";
   case StmtKind::If: return "If";
   case StmtKind::Return: return "Return";
+  case StmtKind::Raise: return "Raise";
   case StmtKind::Pass: return "Pass";
   case StmtKind::Break: return "Break";
   case StmtKind::Continue: return "Continue";
@@ -340,6 +341,8 @@ void Dumper::stmtChildren(const Stmt &s) {
   }
   case StmtKind::Return:
     return optionalExpr("value=", static_cast<const ReturnStmt &>(s).value);
+  case StmtKind::Raise:
+    return optionalExpr("exc=", static_cast<const RaiseStmt &>(s).exc);
   case StmtKind::Assert: {
     const auto &a = static_cast<const AssertStmt &>(s);
     expr(*a.test, "test=");

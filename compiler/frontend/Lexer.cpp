@@ -53,7 +53,7 @@ constexpr Spelled kKeywords[] = {
 /// Python keywords that tile files may not use.
 constexpr std::string_view kUnsupportedKeywords[] = {
     "async", "await", "class", "del", "except", "finally",
-    "nonlocal", "raise", "try", "with", "yield"};
+    "nonlocal", "try", "with", "yield"};
 
 bool isOpeningBracket(TokenKind k) {
   return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace;
@@ -129,6 +129,8 @@ private:
   void lexToken();
   void lexNameOrString();
   void lexString(Location loc, bool raw);
+  void lexFString(Location loc, bool raw);
+  void lexFStringField(char quote, bool triple);
   void lexEscape(std::string &value);
   void lexNumber();
   void lexRadixInt(Location loc);
@@ -322,7 +324,7 @@ void Lexer::lexNameOrString() {
     for (char ch : name)
       lower += static_cast<char>(ch | 0x20);
     if (lower == "f" || lower == "rf" || lower == "fr")
-      fail(loc, "f-strings are not supported");
+      return lexFString(loc, lower != "f");
     if (lower == "b" || lower == "rb" || lower == "br")
       fail(loc, "bytes literals are not supported");
     if (lower == "r" || lower == "u")
@@ -385,6 +387,103 @@ void Lexer::lexString(Location loc, bool raw) {
     }
   }
   emitReal(TokenKind::String, loc, std::move(value));
+}
+
+// An f-string becomes the tokens of a call the host evaluates (its
+// expressions lexed in place, so their errors point into the literal):
+//   f"a {x!r:>8} b"  ->  __fstr__("a ", (x), "r", ">8", " b")
+// literal parts and, per field, its value, conversion and format spec.
+// pos_ is on the opening quote.
+void Lexer::lexFString(Location loc, bool raw) {
+  char quote = static_cast<char>(peek());
+  bool triple = peek(1) == quote && peek(2) == quote;
+  pos_ += triple ? 3 : 1;
+  emitReal(TokenKind::Name, loc, "__fstr__");
+  emitReal(TokenKind::LParen, loc, "(");
+  std::string literal;
+  while (true) {
+    int c = peek();
+    if (c < 0 || (!triple && atNewline()))
+      fail(loc, triple ? "unterminated triple-quoted f-string" : "unterminated f-string");
+    if (c == quote && (!triple || (peek(1) == quote && peek(2) == quote))) {
+      pos_ += triple ? 3 : 1;
+      break;
+    }
+    if ((c == '{' || c == '}') && peek(1) == c) {   // {{ and }}: a brace
+      literal += static_cast<char>(c);
+      pos_ += 2;
+    } else if (c == '}') {
+      fail(here(), "f-string: a single '}' is not allowed (write '}}')");
+    } else if (c == '{') {
+      emitReal(TokenKind::String, loc, std::move(literal));
+      literal.clear();
+      emitReal(TokenKind::Comma, loc, ",");
+      lexFStringField(quote, triple);
+    } else if (atNewline()) {
+      literal += '\n';
+      skipNewline();
+    } else if (c == '\\' && !raw) {
+      lexEscape(literal);
+    } else {
+      literal += static_cast<char>(c);
+      ++pos_;
+    }
+  }
+  emitReal(TokenKind::String, loc, std::move(literal));
+  emitReal(TokenKind::RParen, loc, ")");
+}
+
+// One replacement field: pos_ is on its '{'. Emits "(expr), conv, spec,".
+void Lexer::lexFStringField(char quote, bool triple) {
+  Location open = here();
+  ++pos_;
+  size_t depth = brackets_.size();
+  emitReal(TokenKind::LParen, open, "(");
+  size_t first = toks_.size();
+  while (true) {
+    while (peek() == ' ' || peek() == '\t')
+      ++pos_;
+    int c = peek();
+    if (c < 0 || atNewline() || (c == quote && !triple))
+      fail(open, triple && c >= 0 && c != quote ? "f-string: an expression may not span lines here"
+                                                : "f-string: expected '}'");
+    bool top = brackets_.size() == depth;
+    if (top && (c == '}' || c == ':' || (c == '!' && peek(1) != '=')))
+      break;
+    if (top && c == '=' && peek(1) != '=' && toks_.size() > first)
+      fail(here(), "f-string: '=' (self-documenting expressions) is not supported");
+    if (c == '#')
+      fail(here(), "f-string: the expression may not contain '#'");
+    lexToken();
+  }
+  if (toks_.size() == first)
+    fail(open, "f-string: empty expression not allowed");
+  emitReal(TokenKind::RParen, open, ")");
+  emitReal(TokenKind::Comma, open, ",");
+  std::string conversion, spec;
+  if (peek() == '!') {
+    ++pos_;
+    if (peek() != 'r' && peek() != 's' && peek() != 'a')
+      fail(here(), "f-string: expected 'r', 's' or 'a' after '!'");
+    conversion = std::string(1, static_cast<char>(peek()));
+    ++pos_;
+  }
+  if (peek() == ':') {
+    ++pos_;
+    while (peek() >= 0 && peek() != '}' && !atNewline()) {
+      if (peek() == '{')
+        fail(here(), "f-string: nested fields in a format spec are not supported");
+      spec += static_cast<char>(peek());
+      ++pos_;
+    }
+  }
+  if (peek() != '}')
+    fail(open, "f-string: expected '}'");
+  ++pos_;
+  emitReal(TokenKind::String, open, std::move(conversion));
+  emitReal(TokenKind::Comma, open, ",");
+  emitReal(TokenKind::String, open, std::move(spec));
+  emitReal(TokenKind::Comma, open, ",");
 }
 
 uint32_t Lexer::readHexDigits(int count, const char *escape, Location loc) {

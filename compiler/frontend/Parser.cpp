@@ -299,6 +299,14 @@ StmtPtr Parser::parseSmallStatement() {
     advance();
     return std::make_unique<ContinueStmt>(loc);
   case TokenKind::KwReturn: return parseReturn();
+  case TokenKind::KwRaise: {
+    auto s = std::make_unique<RaiseStmt>(advance().loc);
+    if (!at(TokenKind::Newline) && !at(TokenKind::Semi) && !at(TokenKind::Eof))
+      s->exc = parseTest();
+    if (at(TokenKind::KwFrom))
+      fail(cur().loc, "'raise ... from ...' is not supported");
+    return s;
+  }
   case TokenKind::KwAssert: return parseAssert();
   case TokenKind::KwImport: return parseImport();
   case TokenKind::KwFrom: return parseFromImport();

@@ -35,8 +35,8 @@ namespace tile::frontend {
   X(KwElse, "else") X(KwFalse, "False") X(KwFor, "for") X(KwFrom, "from")      \
   X(KwGlobal, "global") X(KwIf, "if") X(KwImport, "import") X(KwIn, "in")      \
   X(KwIs, "is") X(KwLambda, "lambda") X(KwNone, "None") X(KwNot, "not")        \
-  X(KwOr, "or") X(KwPass, "pass") X(KwReturn, "return") X(KwTrue, "True")      \
-  X(KwWhile, "while")
+  X(KwOr, "or") X(KwPass, "pass") X(KwRaise, "raise") X(KwReturn, "return")    \
+  X(KwTrue, "True") X(KwWhile, "while")
 
 enum class TokenKind {
   Name,    ///< identifier; text is the name

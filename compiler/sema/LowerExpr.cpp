@@ -565,6 +565,9 @@ Val Lowerer::lookupName(const std::string &name, Location loc) {
   if (pyBuiltins.count(name)) return Val::builtin("py." + name);
   if (prog.hostFunctions.count(name))
     fail(loc, fmt::format("'{}' is a host function; kernels can only call @triton.jit functions", name));
+  if (name == "__fstr__")   // the lexer's desugaring of an f-string
+    fail(loc, "f-strings are host code: not supported in kernels (pass the values to tl.device_print: "
+              "tl.device_print(\"x\", x))");
   fail(loc, fmt::format("unknown name '{}'", name));
 }
 

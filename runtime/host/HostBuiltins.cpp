@@ -441,6 +441,51 @@ Value sequenceFn(CallArgs &c, const char *name, bool tuple) {
   return tuple ? makeTuple(std::move(items)) : makeList(std::move(items));
 }
 
+/// One replacement field of an f-string or str.format: the value after its
+/// conversion (!r, !s), then its format spec, Python's mini-language as far
+/// as fmt shares it (fill, align, sign, #, 0, width, precision, type).
+std::string formatField(const Value &value, const std::string &conversion, const std::string &spec) {
+  Value v = value;
+  if (v.is<Tensor>() && v.as<Tensor>().numel() == 1 && !spec.empty())   // a 0-d or one-element tensor
+    v = isFloat(v.as<Tensor>().dtype()) ? Value(v.as<Tensor>().getDouble(0)) : Value(v.as<Tensor>().getInt(0));
+  if (conversion == "r" || conversion == "a")
+    v = repr(v);
+  else if (conversion == "s")
+    v = str(v);
+  if (spec.empty())
+    return str(v);
+  try {
+    auto runtime = fmt::runtime("{:" + spec + "}");
+    char type = spec.back();
+    bool floatType = std::string_view("eEfFgG%").find(type) != std::string_view::npos;
+    if (type == '%') {   // Python's percent: the value times 100, 'f', a '%'
+      std::string s = spec.substr(0, spec.size() - 1) + "f";
+      return fmt::format(fmt::runtime("{:" + s + "}"), v.toDouble() * 100.0) + "%";
+    }
+    if (v.is<bool>())
+      return fmt::format(runtime, str(v));
+    if (v.is<int64_t>())
+      return floatType ? fmt::format(runtime, double(v.as<int64_t>())) : fmt::format(runtime, v.as<int64_t>());
+    if (v.is<double>())
+      return fmt::format(runtime, v.as<double>());
+    if (v.is<std::string>())
+      return fmt::format(runtime, v.as<std::string>());
+  } catch (const fmt::format_error &e) {
+    throw HostError(fmt::format("invalid format spec '{}' for a '{}': {}", spec, typeName(value), e.what()));
+  }
+  throw HostError(fmt::format("a '{}' takes no format spec (got '{}')", typeName(value), spec));
+}
+
+/// f"..." (the lexer's desugaring): literal, then (value, conversion, spec,
+/// literal) per field.
+Value fstringFn(Evaluator &, CallArgs &c) {
+  const std::vector<Value> &a = c.args;
+  std::string out = a.empty() ? "" : a[0].as<std::string>();
+  for (size_t i = 1; i + 3 < a.size(); i += 4)
+    out += formatField(a[i], a[i + 1].as<std::string>(), a[i + 2].as<std::string>()) + a[i + 3].as<std::string>();
+  return out;
+}
+
 Value zipFn(Evaluator &, CallArgs &c) {
   ArgParser p(c, "zip", {"*"});
   std::vector<std::vector<Value>> seqs;
@@ -636,6 +681,14 @@ void addPython(std::map<std::string, Value> &t) {
   });
   t["tuple"] = builtin("tuple", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "tuple", true); });
   t["zip"] = builtin("zip", zipFn);
+  // exceptions: `raise ValueError("msg")` ends the run with "ValueError: msg"
+  for (const char *name : {"Exception", "ValueError", "RuntimeError", "TypeError", "AssertionError", "KeyError",
+                           "IndexError", "NotImplementedError"})
+    t[name] = builtin(name, [name](Evaluator &, CallArgs &c) {
+      ArgParser p(c, name, {"message="});
+      return Value(p.has("message") ? fmt::format("{}: {}", name, str(p.get("message"))) : std::string(name));
+    });
+  t["__fstr__"] = builtin("__fstr__", fstringFn);
   t["enumerate"] = builtin("enumerate", enumerateFn);
   t["sorted"] = builtin("sorted", sortedFn);
   t["reversed"] = builtin("reversed", [](Evaluator &, CallArgs &c) {
@@ -763,6 +816,91 @@ Value noArgMethod(const std::string &name, std::function<Value()> fn) {
 }
 } // namespace
 
+namespace {
+/// "...".format(args, name=value): {} (the next argument), {0}, {name},
+/// each with !r/!s and a format spec (formatField), {{ and }} as braces.
+std::string formatString(const std::string &text, const CallArgs &c) {
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
+    if ((ch == '{' || ch == '}') && i + 1 < text.size() && text[i + 1] == ch) {
+      out += ch;
+      ++i;
+      continue;
+    }
+    if (ch == '}')
+      throw HostError("format(): a single '}' in the format string (write '}}')");
+    if (ch != '{') {
+      out += ch;
+      continue;
+    }
+    size_t close = text.find('}', i);
+    if (close == std::string::npos)
+      throw HostError("format(): a '{' with no '}' in the format string");
+    std::string field = text.substr(i + 1, close - i - 1), conversion, spec;
+    if (size_t colon = field.find(':'); colon != std::string::npos) {
+      spec = field.substr(colon + 1);
+      field.resize(colon);
+    }
+    if (size_t bang = field.find('!'); bang != std::string::npos) {
+      conversion = field.substr(bang + 1);
+      field.resize(bang);
+    }
+    const Value *v = nullptr;
+    if (field.empty() || std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+      size_t k = field.empty() ? next++ : size_t(std::stoul(field));
+      if (k >= c.args.size())
+        throw HostError(fmt::format("format(): replacement field {} but {} positional arguments", k, c.args.size()));
+      v = &c.args[k];
+    } else {
+      for (const auto &[name, value] : c.kwargs)
+        if (name == field)
+          v = &value;
+      if (!v)
+        throw HostError(fmt::format("format(): no keyword argument '{}'", field));
+    }
+    out += formatField(*v, conversion, spec);
+    i = close;
+  }
+  return out;
+}
+
+Value stringMethod(const std::string &s, const std::string &attr) {
+  if (attr == "format")
+    return builtin(attr, [s](Evaluator &, CallArgs &c) { return Value(formatString(s, c)); });
+  if (attr == "join")
+    return builtin(attr, [s](Evaluator &, CallArgs &c) {
+      ArgParser p(c, "join", {"iterable"});
+      std::string out;
+      for (const Value &v : itemsOf(p.get("iterable"), "join")) {
+        if (!v.is<std::string>())
+          throw HostError(fmt::format("join() expects strings, got a '{}'", typeName(v)));
+        out += v.as<std::string>() + s;
+      }
+      if (!out.empty())
+        out.resize(out.size() - s.size());
+      return Value(out);
+    });
+  if (attr == "upper" || attr == "lower")
+    return builtin(attr, [s, attr](Evaluator &, CallArgs &c) {
+      ArgParser p(c, attr, {});
+      std::string out = s;
+      for (char &ch : out)
+        ch = char(attr == "upper" ? std::toupper((unsigned char)ch) : std::tolower((unsigned char)ch));
+      return Value(out);
+    });
+  if (attr == "startswith" || attr == "endswith")
+    return builtin(attr, [s, attr](Evaluator &, CallArgs &c) {
+      ArgParser p(c, attr, {"prefix"});
+      std::string x = str(p.get("prefix"));
+      return Value(attr == "startswith" ? s.starts_with(x) : s.ends_with(x));
+    });
+  throw HostError(fmt::format("'str' object has no attribute '{}' (host strings have format, join, upper, lower, "
+                              "startswith, endswith)", attr));
+}
+} // namespace
+
 Value tensorAttribute(const Tensor &t, const std::string &attr) {
   if (attr == "shape") {
     std::vector<Value> dims(t.shape().begin(), t.shape().end());
@@ -810,6 +948,15 @@ Value tensorAttribute(const Tensor &t, const std::string &attr) {
     return reduceMethod(t, attr, ReduceOp::Max);
   if (attr == "min" || attr == "amin")
     return reduceMethod(t, attr, ReduceOp::Min);
+  if (attr == "mean")   // a float mean (NumPy's; torch rejects integer tensors)
+    return method(attr, [t](CallArgs &c) {
+      ArgParser p(c, "mean", {"axis=", "dim=", "keepdims=", "keepdim="});
+      Value sum = reduceValue(isFloat(t.dtype()) ? t : t.to(Scalar::F64), ReduceOp::Sum, p);
+      int64_t kept = sum.is<Tensor>() ? std::max<int64_t>(sum.as<Tensor>().numel(), 1) : 1;
+      return binaryOp(ast::BinOpKind::Div, sum, Value(double(t.numel()) / double(kept)));
+    });
+  if (attr == "device")   // host tensors are mirrored to the device at a launch
+    return Value(std::string("cuda"));
   if (attr == "contiguous")
     return noArgMethod(attr, [t] { return Value(t.contiguous()); });
   if (attr == "clone" || attr == "copy")
@@ -879,6 +1026,8 @@ Value containerAttribute(const Value &obj, const std::string &attr) {
       return attr == "get" ? p.getOr("default", Value()) : makeList(std::move(out));
     });
   }
+  if (obj.is<std::string>())
+    return stringMethod(obj.as<std::string>(), attr);
   throw HostError(fmt::format("'{}' object has no attribute '{}'", typeName(obj), attr));
 }
 

@@ -340,10 +340,13 @@ bool truthy(const Value &v) {
 }
 
 namespace {
-Value sliceSequence(const Value &seq, const Value &slice) {
+/// Python's slice over n items: the first index, the count, the step.
+struct SliceBounds {
+  int64_t start, count, step;
+};
+
+SliceBounds sliceBounds(const Value &slice, int64_t n) {
   const auto &parts = *slice.as<SliceVal>().parts; // lower, upper, step
-  const auto &items = sequenceItems(seq);
-  int64_t n = int64_t(items.size());
   int64_t step = parts[2].isNone() ? 1 : toIndex(parts[2], "slice step");
   if (step == 0)
     throw HostError("slice step cannot be zero");
@@ -357,22 +360,42 @@ Value sliceSequence(const Value &seq, const Value &slice) {
   };
   int64_t lo = clampIdx(parts[0], step > 0 ? 0 : n - 1);
   int64_t hi = clampIdx(parts[1], step > 0 ? n : -1);
+  int64_t count = step > 0 ? (hi > lo ? (hi - lo + step - 1) / step : 0) : (lo > hi ? (lo - hi - step - 1) / -step : 0);
+  return {lo, count, step};
+}
+
+Value sliceSequence(const Value &seq, const Value &slice) {
+  const auto &items = sequenceItems(seq);
+  SliceBounds s = sliceBounds(slice, int64_t(items.size()));
   std::vector<Value> out;
-  for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
-    out.push_back(items[size_t(i)]);
+  for (int64_t k = 0; k < s.count; ++k)
+    out.push_back(items[size_t(s.start + k * s.step)]);
   return seq.is<TupleVal>() ? makeTuple(std::move(out)) : makeList(std::move(out));
 }
 
+/// t[i, a:b:s, None, ...]: ints select, slices and None give views (writes
+/// through them reach t, as NumPy's and torch's basic indexing).
 Value tensorIndex(const Tensor &t, const Value &index) {
   std::vector<Value> idx = index.is<TupleVal>() ? sequenceItems(index) : std::vector<Value>{index};
-  if (int(idx.size()) > t.ndim())
-    throw HostError(fmt::format("too many indices for a tensor of {} dimensions: {}", t.ndim(), idx.size()));
+  int64_t axes = std::count_if(idx.begin(), idx.end(), [](const Value &i) { return !i.isNone(); });
+  if (axes > t.ndim())
+    throw HostError(fmt::format("too many indices for a tensor of {} dimensions: {}", t.ndim(), axes));
   Tensor r = t;
+  int axis = 0;
   for (const Value &i : idx) {
-    if (!i.isIntLike())
-      throw HostError(fmt::format("tensors can only be indexed with ints in host code (got '{}'; "
-                                  "slicing is not supported)", typeName(i)));
-    r = r.select(0, i.toInt());
+    if (i.isNone()) {
+      r = r.unsqueeze(axis++);
+    } else if (i.is<SliceVal>()) {
+      SliceBounds s = sliceBounds(i, r.shape()[size_t(axis)]);
+      if (s.step < 0)
+        throw HostError("a tensor slice's step must be positive (as torch's)");
+      r = r.slice(axis++, s.start, s.count, s.step);
+    } else if (i.isIntLike()) {
+      r = r.select(axis, i.toInt());
+    } else {
+      throw HostError(fmt::format("tensors are indexed with ints, slices and None in host code (got '{}')",
+                                  typeName(i)));
+    }
   }
   return r;
 }
@@ -395,6 +418,14 @@ Value subscript(const Value &c, const Value &index) {
       keys += (keys.empty() ? "" : ", ") + repr(kv.first);
     }
     throw HostError(fmt::format("key {} not found in dict (keys: {})", repr(index), keys.empty() ? "none" : keys));
+  }
+  if (c.is<std::string>() && index.is<SliceVal>()) {
+    const std::string &str = c.as<std::string>();
+    SliceBounds b = sliceBounds(index, int64_t(str.size()));
+    std::string out;
+    for (int64_t k = 0; k < b.count; ++k)
+      out += str[size_t(b.start + k * b.step)];
+    return out;
   }
   if (c.is<std::string>() && index.isIntLike()) {
     const std::string &s = c.as<std::string>();

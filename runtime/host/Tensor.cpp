@@ -304,6 +304,22 @@ Tensor Tensor::select(int axis, int64_t index) const {
   return t;
 }
 
+Tensor Tensor::slice(int axis, int64_t start, int64_t count, int64_t step) const {
+  Tensor t = *this;
+  size_t a = size_t(axis < 0 ? axis + ndim() : axis);
+  t.offset_ += start * strides_[a];
+  t.shape_[a] = count;
+  t.strides_[a] *= step;
+  return t;
+}
+
+Tensor Tensor::unsqueeze(int axis) const {
+  Tensor t = *this;
+  t.shape_.insert(t.shape_.begin() + axis, 1);
+  t.strides_.insert(t.strides_.begin() + axis, 0);
+  return t;
+}
+
 Tensor Tensor::contiguous() const {
   if (isContiguous())
     return *this;

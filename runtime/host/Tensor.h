@@ -86,6 +86,10 @@ public:
   Tensor transpose() const;                 ///< .T: reverses all axes
   Tensor reshape(Shape newShape) const;     ///< one -1 allowed; copies if not contiguous
   Tensor select(int axis, int64_t index) const; ///< t[index] along axis (negative ok)
+  /// t[start:start + count * step:step] along axis: a view (step > 0).
+  Tensor slice(int axis, int64_t start, int64_t count, int64_t step) const;
+  /// A view with a new axis of size 1 at `axis` (t[None]).
+  Tensor unsqueeze(int axis) const;
   /// Copies.
   Tensor contiguous() const;
   Tensor clone() const;

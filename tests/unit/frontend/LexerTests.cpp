@@ -154,10 +154,17 @@ TEST_CASE("lexer: string literals") {
   CHECK(tri.msg == "unterminated triple-quoted string literal");
   CHECK(tri.line == 2);
   CHECK(tri.col == 5);
-  ErrorInfo f = lexError("x = f'{y}'");
-  CHECK(f.msg == "f-strings are not supported");
-  CHECK(f.col == 5);
-  CHECK(lexError("x = rF'{y}'").msg == "f-strings are not supported");
+  // an f-string is the tokens of a __fstr__ call, its fields lexed in place
+  CHECK(tokenSummary("f'a{x + 1!r:>4}b{{'") ==
+        "NAME __fstr__ OP ( STRING \"a\" OP , OP ( NAME x OP + INT 1 OP ) OP , STRING \"r\" OP , "
+        "STRING \">4\" OP , STRING \"b{\" OP ) NEWLINE EOF");
+  CHECK(tokenSummary("rF'\\{y[0]}'") ==
+        "NAME __fstr__ OP ( STRING \"\\\\\" OP , OP ( NAME y OP [ INT 0 OP ] OP ) OP , STRING \"\" OP , "
+        "STRING \"\" OP , STRING \"\" OP ) NEWLINE EOF");
+  ErrorInfo f = lexError("x = f'{y'");
+  CHECK(f.msg == "f-string: expected '}'");
+  CHECK(f.col == 7);
+  CHECK(lexError("x = f'ab").msg == "unterminated f-string");
   CHECK(lexError("x = b'y'").msg == "bytes literals are not supported");
   CHECK(lexError(R"('\x4')").msg == R"(truncated \xXX escape)");
   CHECK(lexError(R"('\N{DASH}')").msg == R"('\N{...}' escapes are not supported)");

@@ -83,6 +83,52 @@ TEST_CASE("comprehensions, zip, enumerate, sorted, any, all") {
                  "[[0, 1], [2, 3]] []\n");
 }
 
+TEST_CASE("f-strings, str.format, string methods") {
+  RunResult r = runHost("def main():\n"
+                        "    x = 3.14159\n"
+                        "    n = 42\n"
+                        "    s = 'tile'\n"
+                        "    print(f'a {1 + 2} {x:.2f} {n:5d}|{n:<5}|{s!r} {{b}} {x:e} {n:.1f} {0.25:.1%}')\n"
+                        "    print(f'{s:>6}|{[i for i in range(2)]}|{ {1: 2}[1] }|{ones((1,)) * 2.5:.1f}')\n"
+                        "    print('{} and {:.1f} {k!r} {0}'.format(1, 2.0, k='x'), '-'.join(['a', 'b']), 'Ab'.upper())\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "a 3 3.14    42|42   |'tile' {b} 3.141590e+00 42.0 25.0%\n"
+                 "  tile|[0, 1]|2|2.5\n"
+                 "1 and 2.0 'x' 1 a-b AB\n");
+  r = runHost("def main():\n    print(f'{1:q}')\n");
+  CHECK(r.error == "invalid format spec 'q' for a 'int': invalid type specifier");
+  r = runHost("def main():\n    print(f'{zz}')\n");
+  CHECK(r.error == "unknown name 'zz'");
+  CHECK(r.errLoc.col == 14);   // inside the literal
+}
+
+TEST_CASE("tensor slicing gives views; raise ends the run") {
+  RunResult r = runHost("def main():\n"
+                        "    x = arange(12).reshape((3, 4))\n"
+                        "    print(x[1:, ::2].tolist() if False else x[1:, ::2])\n"
+                        "    print(x[:, 1], x[-1, 1:3], x[None, 0].shape, x[:, None].shape, x[1:1].shape)\n"
+                        "    y = zeros((2, 3))\n"
+                        "    y[:, 1:] = 1.0\n"
+                        "    v = y[1]\n"
+                        "    v[0] = 7.0\n"
+                        "    print(y, y.mean(), y.mean(axis=0), 'abcdef'[1:4], 'abcdef'[::-2])\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "[[ 4  6]\n [ 8 10]]\n"
+                 "[1 5 9] [ 9 10] (1, 4) (3, 1, 4) (0, 4)\n"
+                 "[[0. 1. 1.]\n [7. 1. 1.]] 1.8333334 [3.5 1.  1. ] bcd fdb\n");
+  r = runHost("def main():\n    x = zeros((3,))\n    print(x[::-1])\n");
+  CHECK(r.error == "a tensor slice's step must be positive (as torch's)");
+  r = runHost("def check(n):\n"
+              "    if n % 16:\n"
+              "        raise ValueError(f'n={n} is not a multiple of 16')\n"
+              "def main():\n"
+              "    check(32)\n"
+              "    check(40)\n");
+  CHECK(r.error == "ValueError: n=40 is not a multiple of 16");
+  CHECK(r.errLoc.line == 3);
+  CHECK(r.errLoc.col == 9);
+}
+
 TEST_CASE("comprehension errors are located") {
   RunResult r = runHost("def main():\n"
                         "    x = [y for y in 5]\n");
