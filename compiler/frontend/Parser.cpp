@@ -1006,6 +1006,8 @@ ExprPtr Parser::parseComprehension(Location loc, ComprehensionExpr::Form form, E
   comp->elt = std::move(elt);
   comp->value = std::move(value);
   while (at(TokenKind::KwFor)) {
+    if (comp->fors.size() >= 32)
+      fail(cur().loc, "a comprehension may have at most 32 'for' clauses");
     ComprehensionFor f;
     f.loc = advance().loc;
     f.target = parseTargetList();

@@ -454,6 +454,14 @@ std::string formatField(const Value &value, const std::string &conversion, const
     v = str(v);
   if (spec.empty())
     return str(v);
+  for (size_t i = 0; i < spec.size();) {   // a width or precision that would build a huge string
+    size_t j = i;
+    while (j < spec.size() && spec[j] >= '0' && spec[j] <= '9')
+      ++j;
+    if (j - i > 4)
+      throw HostError(fmt::format("format spec '{}': widths and precisions above 9999 are not supported", spec));
+    i = j == i ? i + 1 : j;
+  }
   try {
     auto runtime = fmt::runtime("{:" + spec + "}");
     char type = spec.back();

@@ -209,6 +209,9 @@ std::optional<std::vector<Value>> iterationItems(const Value &v) {
   std::vector<Value> items;
   if (v.is<RangeVal>()) {
     const RangeVal &r = v.as<RangeVal>();
+    constexpr int64_t kMaxItems = int64_t(1) << 26;   // a list of them: 1 GiB of values
+    if (r.size() > kMaxItems)
+      throw HostError(fmt::format("a range of {} items is too large to expand into a list (at most 2^26)", r.size()));
     for (int64_t i = 0, n = r.size(); i < n; ++i)
       items.push_back(Value(r.at(i)));
   } else if (isSequence(v)) {
