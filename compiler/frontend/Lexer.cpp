@@ -186,6 +186,7 @@ private:
   /// dropped, so that a parser reports the bracket when it gets there.
   std::optional<size_t> unclosedAt_;
   std::vector<Token> toks_;
+  int fstringDepth_ = 0; ///< f-strings inside f-strings' fields
 };
 
 std::vector<Token> Lexer::run(bool errorsAsTokens) {
@@ -398,6 +399,9 @@ void Lexer::lexFString(Location loc, bool raw) {
   char quote = static_cast<char>(peek());
   bool triple = peek(1) == quote && peek(2) == quote;
   pos_ += triple ? 3 : 1;
+  if (fstringDepth_ >= 8)
+    fail(loc, "f-strings nested too deep");
+  ++fstringDepth_;
   emitReal(TokenKind::Name, loc, "__fstr__");
   emitReal(TokenKind::LParen, loc, "(");
   std::string literal;
@@ -431,6 +435,7 @@ void Lexer::lexFString(Location loc, bool raw) {
   }
   emitReal(TokenKind::String, loc, std::move(literal));
   emitReal(TokenKind::RParen, loc, ")");
+  --fstringDepth_;
 }
 
 // One replacement field: pos_ is on its '{'. Emits "(expr), conv, spec,".

@@ -209,6 +209,10 @@ private:
   ExprPtr parsePower();
   ExprPtr parsePrimary();
   void parseCallArgs(CallExpr &call);
+  /// An f-string (the lexer's __fstr__ call) starts at t; a string literal
+  /// or f-string (or their concatenation) is e.
+  bool isFString(const Token &t) const;
+  bool isStringPiece(const Expr &e) const;
   ExprPtr parseComprehension(Location loc, ComprehensionExpr::Form form, ExprPtr elt, ExprPtr value = nullptr);
   ExprPtr parseSubscriptIndex();
   ExprPtr parseSubscriptItem();
@@ -810,10 +814,38 @@ ExprPtr Parser::parsePrimary() {
       chain.link(advance().loc);
       ExprPtr index = parseSubscriptIndex();
       e = std::make_unique<SubscriptExpr>(start, std::move(e), std::move(index));
+    } else if (isStringPiece(*e) && (at(TokenKind::String) || isFString(cur()))) {
+      // adjacent literals, f-strings among them ("a" f"{x}"), are one atom
+      ExprPtr next;
+      if (at(TokenKind::String)) {
+        next = parseStrings();
+      } else {
+        const Token &name = advance();
+        auto call = std::make_unique<CallExpr>(name.loc, std::make_unique<NameExpr>(name.loc, name.text));
+        advance(); // '('
+        parseCallArgs(*call);
+        next = std::move(call);
+      }
+      e = std::make_unique<BinOpExpr>(start, BinOpKind::Add, std::move(e), std::move(next));
     } else {
       return e;
     }
   }
+}
+
+bool Parser::isFString(const Token &t) const {
+  return t.kind == TokenKind::Name && t.text == "__fstr__" && ahead(1).kind == TokenKind::LParen;
+}
+
+bool Parser::isStringPiece(const Expr &e) const {
+  if (e.kind == ExprKind::Str)
+    return true;
+  if (e.kind == ExprKind::BinOp)   // an earlier concatenation
+    return static_cast<const BinOpExpr &>(e).op == BinOpKind::Add && isStringPiece(*static_cast<const BinOpExpr &>(e).rhs);
+  if (e.kind != ExprKind::Call)
+    return false;
+  const Expr &f = *static_cast<const CallExpr &>(e).func;
+  return f.kind == ExprKind::Name && static_cast<const NameExpr &>(f).id == "__fstr__";
 }
 
 // args = [arg (',' arg)* [',']] ')'      arg = test | NAME '=' test

@@ -59,6 +59,10 @@ TEST_CASE("parser: boolean, comparison and conditional precedence") {
   CHECK(parseExpr("(x for x in y)") == "(gencomp x [for x in y])");
   CHECK(parseExpr("sum(x for x in y)") == "(call sum (gencomp x [for x in y]))");
   CHECK(parseExpr("[c(w) for w in [1, 2] if w or v]") == "(listcomp (call c w) [for w in (list 1 2) if (or w v)])");
+  // an f-string is a __fstr__ call; adjacent literals and f-strings are one atom
+  CHECK(parseExpr("f'{x}!'") == "(call __fstr__ \"\" x \"\" \"\" \"!\")");
+  CHECK(parseExpr("'a' f'{x:>3}' 'b'.upper()") ==
+        "(call (+ (+ \"a\" (call __fstr__ \"\" x \"\" \">3\" \"\")) \"b\").upper)");
   CHECK(parseExpr("lambda: 0") == "(lambda 0)");
   CHECK(parseExpr("lambda a, b: a if b else 1") == "(lambda a b (ifexp b a 1))");
   CHECK(parseExpr("lambda META: (cdiv(n, META[\"BLOCK\"]),)") ==
