@@ -133,6 +133,8 @@ private:
 
 /// Python binary operators on values (numbers, strings, containers, tensors).
 Value binaryOp(ast::BinOpKind op, const Value &a, const Value &b);
+/// Python's printf-style `text % args` (HostBuiltins.cpp).
+Value percentFormat(const std::string &text, const Value &args);
 /// A host number as a weakly typed tensor operand.
 ScalarOperand scalarOperandOf(const Value &v);
 /// Python comparison (<, ==, in, is, ...); tensors compare elementwise.

@@ -874,6 +874,65 @@ std::string formatString(const std::string &text, const CallArgs &c) {
   return out;
 }
 
+} // namespace
+
+Value percentFormat(const std::string &text, const Value &args) {
+  // %[flags][width][.precision]type, each conversion as a format spec for
+  // formatField: '-' left-aligns, '0' pads with zeros, '+' and ' ' sign, '#'
+  std::vector<Value> items = args.is<TupleVal>() ? sequenceItems(args) : std::vector<Value>{args};
+  size_t next = 0;
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (++i >= text.size())
+      throw HostError("% format: incomplete format at the end");
+    if (text[i] == '%') {
+      out += '%';
+      continue;
+    }
+    if (text[i] == '(')
+      throw HostError("% format: mapping keys (%(name)s) are not supported; use an f-string");
+    std::string align, sign, alt, zero, width, precision;
+    for (; i < text.size() && std::string_view("-0+ #").find(text[i]) != std::string_view::npos; ++i)
+      text[i] == '-' ? align = "<" : text[i] == '0' ? zero = "0" : text[i] == '#' ? alt = "#" : sign = text[i];
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
+      width += text[i];
+    if (i < text.size() && text[i] == '.')
+      for (precision = ".", ++i; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
+        precision += text[i];
+    if (i >= text.size())
+      throw HostError("% format: incomplete format at the end");
+    char type = text[i];
+    if (next >= items.size())
+      throw HostError("% format: not enough arguments for format string");
+    Value v = items[next++];
+    if (type == 'i' || type == 'u')
+      type = 'd';
+    if (type == 'd' && v.is<double>())
+      v = int64_t(v.as<double>());
+    if (std::string_view("dfFeEgGxXoc").find(type) != std::string_view::npos && !v.isNumber() &&
+        !(v.is<Tensor>() && v.as<Tensor>().numel() == 1))
+      throw HostError(fmt::format("% format: %{} needs a number, not '{}'", type, typeName(v)));
+    if (!align.empty())
+      zero.clear();
+    if (type == 's' || type == 'r' || type == 'a') {
+      std::string spec = align + width + precision;
+      out += formatField(type == 's' ? Value(str(v)) : Value(repr(v)), "", spec);
+    } else if (std::string_view("dfFeEgGxXoc").find(type) != std::string_view::npos) {
+      out += formatField(v, "", align + sign + alt + zero + width + precision + type);
+    } else {
+      throw HostError(fmt::format("% format: unsupported format character '{}'", type));
+    }
+  }
+  if (next < items.size())
+    throw HostError("% format: not all arguments converted during string formatting");
+  return out;
+}
+
+namespace {
 Value stringMethod(const std::string &s, const std::string &attr) {
   if (attr == "format")
     return builtin(attr, [s](Evaluator &, CallArgs &c) { return Value(formatString(s, c)); });

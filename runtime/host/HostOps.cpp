@@ -273,6 +273,8 @@ Value binaryOp(BinOpKind op, const Value &a, const Value &b) {
   }
   if (a.isNumber() && b.isNumber())
     return floatBinary(op, a.toDouble(), b.toDouble());
+  if (op == BinOpKind::Mod && a.is<std::string>())
+    return percentFormat(a.as<std::string>(), b);
   return concatOrRepeat(op, a, b);
 }
 

@@ -95,6 +95,13 @@ TEST_CASE("f-strings, str.format, string methods") {
   CHECK(r.out == "a 3 3.14    42|42   |'tile' {b} 3.141590e+00 42.0 25.0%\n"
                  "  tile|[0, 1]|2|2.5\n"
                  "1 and 2.0 'x' 1 a-b AB\n");
+  r = runHost("def main():\n"
+              "    print('%d items, %.2f ms, %s' % (3, 1.2345, 'ok'), '%5.1f%%' % 12.34)\n"
+              "    print('%-6s|%06.2f|%+d|%x|%s|%r' % ('ab', 3.14159, 5, 255, [1, 2], 'q'))\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "3 items, 1.23 ms, ok  12.3%\nab    |003.14|+5|ff|[1, 2]|'q'\n");
+  r = runHost("def main():\n    print('%d %d' % (1,))\n");
+  CHECK(r.error == "% format: not enough arguments for format string");
   r = runHost("def main():\n    print(f'{1:q}')\n");
   CHECK(r.error == "invalid format spec 'q' for a 'int': invalid type specifier");
   r = runHost("def main():\n    print(f'{zz}')\n");
