@@ -35,7 +35,8 @@ Value elementwise(BinaryOp op, const Value &a, const Value &b, const char *fname
 
 Shape shapeFromArgs(const ArgParser &p, const char *fname) {
   const auto &rest = p.rest();
-  if (rest.size() == 1 && (isSequence(rest[0])))
+  // a shape tuple, or one with NumPy's positional dtype after it (dtypeArg)
+  if ((rest.size() == 1 || (rest.size() == 2 && rest[1].is<DTypeVal>())) && isSequence(rest[0]))
     return toShape(rest[0], fname);
   Shape s;
   for (const Value &v : rest)
@@ -45,6 +46,12 @@ Shape shapeFromArgs(const ArgParser &p, const char *fname) {
 
 Scalar dtypeArg(const ArgParser &p, Scalar def) {
   Value d = p.getOr("dtype", Value());
+  const auto &rest = p.rest();
+  if (rest.size() == 2 && isSequence(rest[0]) && rest[1].is<DTypeVal>()) {   // zeros((16,), float32)
+    if (!d.isNone())
+      throw HostError("dtype given twice (positionally and as dtype=)");
+    d = rest[1];
+  }
   return d.isNone() ? def : toDType(d, "dtype");
 }
 
@@ -211,6 +218,61 @@ Value extremum(CallArgs &c, const char *name, ReduceOp op) {
       best = items[i];
   }
   return best;
+}
+
+/// softmax(x, dim) / log_softmax(x, dim): along dim (the last by default),
+/// max-subtracted, in the input's float dtype
+Value softmaxFn(CallArgs &c, const char *name, bool log) {
+  ArgParser p(c, name, {"x", "dim=", "axis="});
+  Tensor x = toTensor(p.get("x"), "x");
+  if (!isFloat(x.dtype()))
+    x = x.to(Scalar::F32);
+  Value d = p.getOr("dim", p.getOr("axis", Value(int64_t(-1))));
+  int axis = int(toIndex(d, "dim"));
+  Tensor shifted = binary(BinaryOp::Sub, x, reduce(ReduceOp::Max, x, axis, true));
+  Tensor e = unary(UnaryOp::Exp, shifted);
+  Tensor total = reduce(ReduceOp::Sum, e, axis, true);
+  return log ? binary(BinaryOp::Sub, shifted, unary(UnaryOp::Log, total)) : binary(BinaryOp::Div, e, total);
+}
+
+/// t.tolist(): nested lists of Python numbers (a 0-d tensor: the number)
+Value tensorToList(const Tensor &t) {
+  if (t.ndim() == 0)
+    return isFloat(t.dtype()) ? Value(t.getDouble(0)) : t.dtype() == Scalar::I1 ? Value(t.getInt(0) != 0) : Value(t.getInt(0));
+  std::vector<Value> items;
+  for (int64_t i = 0; i < t.shape()[0]; ++i)
+    items.push_back(tensorToList(t.select(0, i)));
+  return makeList(std::move(items));
+}
+
+/// A view with the axes in `order` (torch's permute, NumPy's transpose(axes)).
+Tensor permuted(const Tensor &t, const Shape &order) {
+  std::vector<bool> seen(size_t(t.ndim()), false);
+  for (int64_t d : order) {
+    if (d < -t.ndim() || d >= t.ndim() || seen[size_t(d < 0 ? d + t.ndim() : d)])
+      throw HostError(fmt::format("permute(): {} is not a permutation of {} dimensions", shapeStr(order), t.ndim()));
+    seen[size_t(d < 0 ? d + t.ndim() : d)] = true;
+  }
+  // a copy in the new order (element by element: host tensors are references)
+  Shape shape;
+  for (int64_t d : order)
+    shape.push_back(t.shape()[size_t(d < 0 ? d + t.ndim() : d)]);
+  Tensor r = Tensor::zeros(shape, t.dtype());
+  Shape idx(shape.size(), 0), src(shape.size(), 0);
+  for (int64_t flat = 0, n = r.numel(); flat < n; ++flat) {
+    int64_t rest = flat;
+    for (size_t k = shape.size(); k-- > 0;) {
+      idx[k] = rest % shape[k];
+      rest /= shape[k];
+    }
+    for (size_t k = 0; k < order.size(); ++k)
+      src[size_t(order[k] < 0 ? order[k] + t.ndim() : order[k])] = idx[k];
+    int64_t from = 0;
+    for (size_t k = 0; k < src.size(); ++k)
+      from = from * t.shape()[k] + src[k];
+    isFloat(t.dtype()) ? r.setDouble(flat, t.getDouble(from)) : r.setInt(flat, t.getInt(from));
+  }
+  return r;
 }
 
 Value sumFn(Evaluator &, CallArgs &c) {
@@ -595,6 +657,23 @@ void addMath(std::map<std::string, Value> &t) {
   t["log"] = builtin("log", [](Evaluator &, CallArgs &c) { return unaryMath(c, "log", UnaryOp::Log, [](double x) { return std::log(x); }); });
   t["sqrt"] = builtin("sqrt", [](Evaluator &, CallArgs &c) { return unaryMath(c, "sqrt", UnaryOp::Sqrt, [](double x) { return std::sqrt(x); }); });
   t["abs"] = builtin("abs", [](Evaluator &, CallArgs &c) { return unaryMath(c, "abs", UnaryOp::Abs, [](double x) { return std::fabs(x); }); });
+  // the reference math of torch / torch.nn.functional / numpy (float64 inside)
+  t["tanh"] = builtin("tanh", [](Evaluator &, CallArgs &c) { return unaryMath(c, "tanh", UnaryOp::Tanh, [](double x) { return std::tanh(x); }); });
+  t["erf"] = builtin("erf", [](Evaluator &, CallArgs &c) { return unaryMath(c, "erf", UnaryOp::Erf, [](double x) { return std::erf(x); }); });
+  t["sin"] = builtin("sin", [](Evaluator &, CallArgs &c) { return unaryMath(c, "sin", UnaryOp::Sin, [](double x) { return std::sin(x); }); });
+  t["cos"] = builtin("cos", [](Evaluator &, CallArgs &c) { return unaryMath(c, "cos", UnaryOp::Cos, [](double x) { return std::cos(x); }); });
+  t["sigmoid"] = builtin("sigmoid", [](Evaluator &, CallArgs &c) {
+    return unaryMath(c, "sigmoid", UnaryOp::Sigmoid, [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+  });
+  t["gelu"] = builtin("gelu", [](Evaluator &, CallArgs &c) {
+    return unaryMath(c, "gelu", UnaryOp::Gelu, [](double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); });
+  });
+  t["relu"] = builtin("relu", [](Evaluator &, CallArgs &c) {
+    ArgParser p(c, "relu", {"x"});
+    return elementwise(BinaryOp::Max, p.get("x"), Value(int64_t(0)), "relu");
+  });
+  t["softmax"] = builtin("softmax", [](Evaluator &, CallArgs &c) { return softmaxFn(c, "softmax", false); });
+  t["log_softmax"] = builtin("log_softmax", [](Evaluator &, CallArgs &c) { return softmaxFn(c, "log_softmax", true); });
   for (auto entry : {std::pair{"maximum", BinaryOp::Max}, std::pair{"minimum", BinaryOp::Min}}) {
     const char *name = entry.first;   // plain variables: clang 14 captures no structured binding
     BinaryOp op = entry.second;
@@ -773,7 +852,8 @@ double toReal(const Value &v, const char *what) {
 bool isKnownModule(const std::string &name) {
   static const char *kModules[] = {"torch", "triton", "triton.language", "numpy", "tile", "math", "tl",
                                    "np", "torch.testing", "numpy.testing", "numpy.random", "torch.cuda",
-                                   "triton.testing", "tile.language", "np.random", "np.testing",
+                                   "triton.testing", "tile.language", "np.random", "np.testing", "torch.nn",
+                                   "torch.nn.functional", "F", "torch.special",
                                    // kernel-only modules: importable in a file's header, used by kernels
                                    "triton.language.extra", "triton.language.extra.cuda",
                                    "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
@@ -801,10 +881,61 @@ Value method(const std::string &name, std::function<Value(CallArgs &)> fn) {
   return builtin(name, [fn](Evaluator &, CallArgs &c) { return fn(c); });
 }
 
+/// argmax / argmin along axis (the flat index over everything when absent),
+/// int64, the first extreme; NaN counts as the largest (torch's rule).
+Tensor argExtreme(const Tensor &t, bool isMax, std::optional<int> axis, bool keep) {
+  Tensor c = t.contiguous();
+  Shape shape = c.shape();
+  if (!axis) {
+    shape = {c.numel()};
+    c = c.reshape(shape);
+    axis = 0;
+  }
+  int a = *axis < 0 ? *axis + c.ndim() : *axis;
+  c.dim(a);   // range check
+  int64_t n = shape[size_t(a)], inner = 1, outer = 1;
+  if (n == 0)
+    throw HostError(fmt::format("arg{}() of an empty dimension", isMax ? "max" : "min"));
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (int(d) < a)
+      outer *= shape[d];
+    if (int(d) > a)
+      inner *= shape[d];
+  }
+  Shape out = shape;
+  if (keep && t.ndim() == c.ndim())
+    out[size_t(a)] = 1;
+  else
+    out.erase(out.begin() + a);
+  if (!keep && t.ndim() != c.ndim())
+    out.clear();
+  Tensor r = Tensor::zeros(out, Scalar::I64);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      double bv = c.getDouble(o * n * inner + i);
+      for (int64_t k = 1; k < n && !std::isnan(bv); ++k) {
+        double v = c.getDouble((o * n + k) * inner + i);
+        if (std::isnan(v) || (isMax ? v > bv : v < bv)) {
+          best = k;
+          bv = v;
+        }
+      }
+      r.setInt(o * inner + i, best);
+    }
+  return r;
+}
+
 Value reduceMethod(const Tensor &t, const std::string &name, ReduceOp op) {
   return method(name, [t, name, op](CallArgs &c) {
     ArgParser p(c, name, {"axis=", "dim=", "keepdims=", "keepdim="});
-    return reduceValue(t, op, p);
+    Value values = reduceValue(t, op, p);
+    // torch's x.max(dim=d): (values, indices); NumPy's x.max(axis=d): values
+    if (p.has("dim") && op != ReduceOp::Sum) {
+      bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
+      return makeTuple({values, Value(argExtreme(t, op == ReduceOp::Max, axisArg(p), keep))});
+    }
+    return values;
   });
 }
 
@@ -1015,6 +1146,31 @@ Value tensorAttribute(const Tensor &t, const std::string &attr) {
     return reduceMethod(t, attr, ReduceOp::Max);
   if (attr == "min" || attr == "amin")
     return reduceMethod(t, attr, ReduceOp::Min);
+  if (attr == "argmax" || attr == "argmin")
+    return method(attr, [t, attr](CallArgs &c) {
+      ArgParser p(c, attr, {"axis=", "dim=", "keepdims=", "keepdim="});
+      bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
+      return Value(argExtreme(t, attr == "argmax", axisArg(p), keep));
+    });
+  if (attr == "any" || attr == "all")
+    return method(attr, [t, attr](CallArgs &c) {
+      CallArgs args = c;
+      args.args.insert(args.args.begin(), Value(t));
+      args.argLocs.insert(args.argLocs.begin(), c.loc);
+      return anyAllFn(args, attr.c_str(), attr == "all");
+    });
+  if (attr == "flatten" || attr == "ravel")
+    return noArgMethod(attr, [t] { return Value(t.reshape({t.numel()})); });
+  if (attr == "tolist")
+    return noArgMethod(attr, [t] { return tensorToList(t); });
+  if (attr == "permute")
+    return method(attr, [t](CallArgs &c) {
+      ArgParser p(c, "permute", {"*"});
+      Shape order = shapeFromArgs(p, "permute");
+      if (int(order.size()) != t.ndim())
+        throw HostError(fmt::format("permute() needs {} dimensions, got {}", t.ndim(), order.size()));
+      return Value(permuted(t, order));
+    });
   if (attr == "mean")   // a float mean (NumPy's; torch rejects integer tensors)
     return method(attr, [t](CallArgs &c) {
       ArgParser p(c, "mean", {"axis=", "dim=", "keepdims=", "keepdim="});

@@ -28,15 +28,17 @@ ArgParser::ArgParser(const CallArgs &call, std::string fname, std::vector<std::s
       required = names.size();
   }
   size_t positional = varargs ? std::min(call.args.size(), required) : call.args.size();
+  // (a builtin that calls another may pass arguments without locations)
+  auto locOf = [&](size_t i) { return i < call.argLocs.size() ? call.argLocs[i] : call.loc; };
   if (!varargs && call.args.size() > names.size())
-    fail(call.argLocs[names.size()], fmt::format("{}() takes at most {} positional argument{} but {} were given",
+    fail(locOf(names.size()), fmt::format("{}() takes at most {} positional argument{} but {} were given",
                                                  fname_, names.size(), names.size() == 1 ? "" : "s",
                                                  call.args.size()));
   for (size_t i = 0; i < positional; ++i)
-    bound_[names[i]] = {call.args[i], call.argLocs[i]};
+    bound_[names[i]] = {call.args[i], locOf(i)};
   for (size_t i = positional; i < call.args.size(); ++i) {
     rest_.push_back(call.args[i]);
-    restLocs_.push_back(call.argLocs[i]);
+    restLocs_.push_back(locOf(i));
   }
   for (size_t i = 0; i < call.kwargs.size(); ++i) {
     const std::string &k = call.kwargs[i].first;

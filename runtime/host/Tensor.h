@@ -121,7 +121,7 @@ void setMaxTensorBytes(uint64_t bytes);
 
 enum class BinaryOp { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Max, Min, BitAnd, BitOr, BitXor,
                       Eq, Ne, Lt, Le, Gt, Ge };
-enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Not };
+enum class UnaryOp { Neg, Abs, Exp, Log, Sqrt, Not, Tanh, Erf, Sigmoid, Gelu, Sin, Cos };
 
 /// A Python number taking part in a tensor op: "weak" in type promotion
 /// (int tensor + 1.5 -> float32, float16 tensor * 2 -> float16).

@@ -320,7 +320,7 @@ Tensor binary(BinaryOp op, const ScalarOperand &a, const Tensor &b) {
 
 Tensor unary(UnaryOp op, const Tensor &a) {
   Scalar t = a.dtype();
-  bool transcendental = op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt;
+  bool transcendental = op != UnaryOp::Neg && op != UnaryOp::Abs && op != UnaryOp::Not;
   if (op == UnaryOp::Neg && t == Scalar::I1)
     throw HostError("negating a bool tensor is not supported: use ~ (logical not)");
   Scalar out = transcendental && !isFloat(t) ? Scalar::F32 : t;
@@ -344,6 +344,12 @@ Tensor unary(UnaryOp op, const Tensor &a) {
     case UnaryOp::Exp: r.setDouble(i, std::exp(x)); break;
     case UnaryOp::Log: r.setDouble(i, std::log(x)); break;
     case UnaryOp::Sqrt: r.setDouble(i, std::sqrt(x)); break;
+    case UnaryOp::Tanh: r.setDouble(i, std::tanh(x)); break;
+    case UnaryOp::Erf: r.setDouble(i, std::erf(x)); break;
+    case UnaryOp::Sigmoid: r.setDouble(i, 1.0 / (1.0 + std::exp(-x))); break;
+    case UnaryOp::Gelu: r.setDouble(i, 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2))); break;   // torch's exact GELU
+    case UnaryOp::Sin: r.setDouble(i, std::sin(x)); break;
+    case UnaryOp::Cos: r.setDouble(i, std::cos(x)); break;
     case UnaryOp::Not: break;
     }
   }

@@ -136,6 +136,29 @@ TEST_CASE("tensor slicing gives views; raise ends the run") {
   CHECK(r.errLoc.col == 9);
 }
 
+TEST_CASE("reference math a Triton user writes: torch, F, argmax, max(dim=), permute, tolist") {
+  RunResult r = runHost("import torch\n"
+                        "import torch.nn.functional as F\n"
+                        "def main():\n"
+                        "    x = tensor([[1.0, 5.0, 3.0], [7.0, 2.0, 7.0]])\n"
+                        "    print(x.argmax(axis=1), x.argmin(), x.argmax(dim=0, keepdim=True))\n"
+                        "    v, i = x.max(dim=1)\n"
+                        "    print(v, i, x.max(axis=1), x.min(dim=0)[1])\n"
+                        "    print(x.permute(1, 0).tolist(), x.flatten(), (x > 4).any(), (x > 0).all())\n"
+                        "    print(torch.tanh(tensor([0.5], dtype=float64)), F.gelu(tensor([1.0], dtype=float64)), "
+                        "F.relu(tensor([-1.0, 2.0])))\n"
+                        "    print(torch.softmax(tensor([1.0, 2.0, 3.0], dtype=float64), dim=0), "
+                        "F.log_softmax(tensor([[1.0, 1.0]], dtype=float64), dim=-1))\n"
+                        "    print(zeros((2,), float16).dtype, ones((1, 2), int32))\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "[1 0] 0 [[1 0 1]]\n"
+                 "[5. 7.] [1 0] [5. 7.] [0 1 0]\n"
+                 "[[1.0, 7.0], [5.0, 2.0], [3.0, 7.0]] [1. 5. 3. 7. 2. 7.] True True\n"
+                 "[0.46211716] [0.84134475] [0. 2.]\n"
+                 "[0.09003057 0.24472847 0.66524096] [[-0.69314718 -0.69314718]]\n"
+                 "float16 [[1 1]]\n");
+}
+
 TEST_CASE("comprehension errors are located") {
   RunResult r = runHost("def main():\n"
                         "    x = [y for y in 5]\n");
