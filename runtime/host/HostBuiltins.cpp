@@ -6,6 +6,7 @@
 #include "host/Evaluator.h"
 #include "host/Npy.h"
 
+#include <set>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -556,6 +557,27 @@ Value fstringFn(Evaluator &, CallArgs &c) {
   return out;
 }
 
+/// isinstance(x, T) for the builtin types int float bool str list tuple
+/// dict range and torch.Tensor, T also a tuple of them (bool is an int)
+Value isinstanceFn(Evaluator &, CallArgs &c) {
+  ArgParser p(c, "isinstance", {"obj", "classinfo"});
+  const Value &v = p.get("obj"), &cls = p.get("classinfo");
+  std::vector<Value> types = cls.is<TupleVal>() ? sequenceItems(cls) : std::vector<Value>{cls};
+  std::string have = typeName(v);
+  for (const Value &t : types) {
+    if (!t.is<BuiltinVal>())
+      throw HostError(fmt::format("isinstance() arg 2 must be a type or a tuple of types, not '{}'", typeName(t)));
+    const std::string &name = t.as<BuiltinVal>().name;
+    static const std::set<std::string> kTypes = {"int", "float", "bool", "str", "list", "tuple", "dict", "range", "Tensor"};
+    if (!kTypes.count(name))
+      throw HostError(fmt::format("isinstance() of '{}' is not supported (types: int float bool str list tuple dict "
+                                  "range torch.Tensor)", name));
+    if (have == name || (name == "Tensor" && have == "tensor") || (name == "int" && have == "bool"))
+      return Value(true);
+  }
+  return Value(false);
+}
+
 Value zipFn(Evaluator &, CallArgs &c) {
   ArgParser p(c, "zip", {"*"});
   std::vector<std::vector<Value>> seqs;
@@ -768,6 +790,35 @@ void addPython(std::map<std::string, Value> &t) {
   });
   t["tuple"] = builtin("tuple", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "tuple", true); });
   t["zip"] = builtin("zip", zipFn);
+  t["isinstance"] = builtin("isinstance", isinstanceFn);
+  t["dict"] = builtin("dict", [](Evaluator &, CallArgs &c) {   // dict(), dict(pairs), dict(a=1)
+    if (c.args.size() > 1)
+      throw HostError(fmt::format("dict() takes at most 1 positional argument ({} given)", c.args.size()));
+    Value d = makeDict();
+    auto &items = *d.as<DictVal>().items;
+    auto put = [&](const Value &k, const Value &v) {
+      auto it = std::find_if(items.begin(), items.end(), [&](auto &kv) { return valuesEqual(kv.first, k); });
+      if (it != items.end())
+        it->second = v;
+      else
+        items.emplace_back(k, v);
+    };
+    if (!c.args.empty() && c.args[0].is<DictVal>())
+      for (const auto &kv : *c.args[0].as<DictVal>().items)
+        put(kv.first, kv.second);
+    else if (!c.args.empty())
+      for (const Value &pair : itemsOf(c.args[0], "dict")) {
+        if (!isSequence(pair) || sequenceItems(pair).size() != 2)
+          throw HostError("dict(): each item must be a (key, value) pair");
+        put(sequenceItems(pair)[0], sequenceItems(pair)[1]);
+      }
+    for (const auto &[k, v] : c.kwargs)
+      put(Value(k), v);
+    return d;
+  });
+  t["Tensor"] = builtin("Tensor", [](Evaluator &, CallArgs &) -> Value {   // for isinstance(x, torch.Tensor)
+    throw HostError("torch.Tensor(...) is not supported in host code: use tensor(data) or zeros(shape)");
+  });
   // exceptions: `raise ValueError("msg")` ends the run with "ValueError: msg"
   for (const char *name : {"Exception", "ValueError", "RuntimeError", "TypeError", "AssertionError", "KeyError",
                            "IndexError", "NotImplementedError"})

@@ -159,6 +159,18 @@ TEST_CASE("reference math a Triton user writes: torch, F, argmax, max(dim=), per
                  "float16 [[1 1]]\n");
 }
 
+TEST_CASE("isinstance and dict()") {
+  RunResult r = runHost("import torch\n"
+                        "def main():\n"
+                        "    print(isinstance(3, int), isinstance(True, int), isinstance(3, float), "
+                        "isinstance('a', (int, str)), isinstance(zeros((1,)), torch.Tensor), isinstance([1], tuple))\n"
+                        "    print(dict(a=1, b=2), dict([('x', 1)]), dict(), isinstance({}, dict), dict({'k': 3}, k=4))\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "True True False True True False\n{'a': 1, 'b': 2} {'x': 1} {} True {'k': 4}\n");
+  r = runHost("def main():\n    print(isinstance(1, print))\n");
+  CHECK(r.error.find("isinstance() of 'print' is not supported") == 0);
+}
+
 TEST_CASE("comprehension errors are located") {
   RunResult r = runHost("def main():\n"
                         "    x = [y for y in 5]\n");
