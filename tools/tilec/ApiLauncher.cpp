@@ -128,10 +128,14 @@ std::optional<sema::ConstValue> metaValue(const Arg &a) {
 
 /// Launches req's kernel: with its grid, or, for a tuned kernel's callable
 /// grid, with a grid function that hands the host program's grid the META
-/// entries the tuning added.
-void launchRequest(const Kernel &k, const host::LaunchRequest &req, const std::vector<Arg> &positional,
+/// entries the tuning added. Returns the grid the launch used.
+Grid launchRequest(const Kernel &k, const host::LaunchRequest &req, const std::vector<Arg> &positional,
                    const NamedArgs &keywords, const LaunchOptions &lo) {
-  if (!req.gridFn) return k.launch(gridOf(req), positional, keywords, lo);
+  if (!req.gridFn) {
+    k.launch(gridOf(req), positional, keywords, lo);
+    return gridOf(req);
+  }
+  Grid used = gridOf(req);
   GridFunction fn = [&](const Meta &meta) {
     std::vector<std::pair<std::string, sema::ConstValue>> extras;
     for (size_t i = 0; i < meta.values().size(); ++i) {
@@ -142,9 +146,11 @@ void launchRequest(const Kernel &k, const host::LaunchRequest &req, const std::v
       if (std::optional<sema::ConstValue> c = metaValue(value)) extras.emplace_back(name, *c);
     }
     std::array<int64_t, 3> g = req.gridFn(extras);
-    return Grid(g[0], g[1], g[2]);
+    used = Grid(g[0], g[1], g[2]);
+    return used;
   };
   k.launch(fn, positional, keywords, lo);
+  return used;
 }
 
 } // namespace
@@ -252,18 +258,24 @@ void ApiLauncher::launchOnInterpreter(const sema::Program &prog, const host::Lau
   Kernel k = programFor(prog, ctx_, programs_).kernel(req.kernel->name);
   ApiArgs args = hostArgs(req, ctx_);
   if (std::getenv("TILE_RECORD_LAUNCHES")) recordLaunch(req, k.compile(args.positional, args.keywords, launchOptions(req)));
-  if (opts_.benchRepeats <= 0) return launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
+  if (opts_.benchRepeats <= 0) {
+    launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
+    return;
+  }
   // tilec bench on the interpreter: one wall-clock timing of the
   // interpretation, the compile done before it.
   std::fflush(stdout);
   progress_.update(fmt::format("bench: launch {}: {} on the interpreter", launches_ + 1, req.kernel->name), 0, 0);
   k.compile(args.positional, args.keywords, launchOptions(req));
   auto t0 = std::chrono::steady_clock::now();
-  launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
+  Grid grid = launchRequest(k, req, args.positional, args.keywords, launchOptions(req));
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   progress_.clear();
-  fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{} (CPU interpreter, not a GPU time)\n",
-             req.kernel->name, req.grid[0], req.grid[1], req.grid[2], req.numWarps, ms, workColumns(req, ms));
+  // the grid and warps the launch used (an autotuned config's, a grid lambda's)
+  CompiledInfo info = k.compile(args.positional, args.keywords, launchOptions(req));
+  fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{}{} (CPU interpreter, not a GPU time)\n",
+             req.kernel->name, grid.x, grid.y, grid.z, info.numWarps, ms, workColumns(req, ms),
+             info.config.empty() ? "" : fmt::format(" config=({})", info.config));
   std::fflush(stdout);
 }
 
@@ -353,7 +365,7 @@ float ApiLauncher::benchmark(const Kernel &k, const host::LaunchRequest &req, co
   cuda::Driver &drv = *cuda::Driver::get();
   if (!l2Flush_) l2Flush_.emplace(drv);
   Grid grid = gridOf(req);
-  auto once = [&] { launchRequest(k, req, args.positional, args.keywords, lo); };
+  auto once = [&] { grid = launchRequest(k, req, args.positional, args.keywords, lo); };
   for (int i = 0; i < 5; ++i) once();
   ctx_.synchronize();
   std::vector<float> ms;
