@@ -356,6 +356,19 @@ size_t tune(Flow &f, size_t stage, const host::AutotuneSpec &at, const std::stri
   return best;
 }
 
+/// TILE_PRINT_AUTOTUNING=1 (or Triton's TRITON_PRINT_AUTOTUNING=1): one
+/// line per finished tuning, in Triton's words, on stdout.
+void printAutotuning(const std::string &kernel, std::chrono::steady_clock::duration took, const std::string &config) {
+  auto on = [](const char *name) {
+    const char *v = std::getenv(name);
+    return v && *v && std::string_view(v) != "0";
+  };
+  if (!on("TILE_PRINT_AUTOTUNING") && !on("TRITON_PRINT_AUTOTUNING")) return;
+  fmt::print("Triton autotuning for function {} finished after {:.2f}s; best config selected: {};\n", kernel,
+             std::chrono::duration<double>(took).count(), config);
+  std::fflush(stdout);
+}
+
 CompiledInfo autotune(Flow &f, size_t stage, Mode mode) {
   const host::AutotuneSpec &at = spec(f).stages()[stage].autotune;
   TuneState &ts = *f.st.tuning;
@@ -393,8 +406,10 @@ CompiledInfo autotune(Flow &f, size_t stage, Mode mode) {
     }
     if (!choice) choice = loadChoice(f, at, key);
     if (!choice) {
+      auto t0 = std::chrono::steady_clock::now();
       choice = tune(f, stage, at, key);
       storeChoice(f, at, key, *choice);
+      printAutotuning(f.st.kernel->name, std::chrono::steady_clock::now() - t0, at.configs[*choice].describe());
     }
     std::lock_guard lock(ts.mu);
     ts.best.emplace(key, *choice);
