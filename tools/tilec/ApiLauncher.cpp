@@ -274,7 +274,7 @@ void ApiLauncher::launchOnInterpreter(const sema::Program &prog, const host::Lau
   // the grid and warps the launch used (an autotuned config's, a grid lambda's)
   CompiledInfo info = k.compile(args.positional, args.keywords, launchOptions(req));
   fmt::print("bench: {} grid=({},{},{}) warps={} interp_ms={:.3f}{}{} (CPU interpreter, not a GPU time)\n",
-             req.kernel->name, grid.x, grid.y, grid.z, info.numWarps, ms, workColumns(req, ms),
+             req.kernel->name, grid.x, grid.y, grid.z, info.numWarps, ms, workColumns(req, ms, /*interpreter=*/true),
              info.config.empty() ? "" : fmt::format(" config=({})", info.config));
   std::fflush(stdout);
 }

@@ -12,9 +12,14 @@
 
 namespace tile::tools {
 
-std::string workColumns(const host::LaunchRequest &req, double ms) {
+std::string workColumns(const host::LaunchRequest &req, double ms, bool interpreter) {
   if (ms <= 0) return "";
   std::string out;
+  if (interpreter) {   // a rate from an interpreter's wall clock means nothing (and rounds to 0.000)
+    if (req.flops > 0) out += " tflops=n/a";
+    if (req.bytes > 0) out += " gbps=n/a";
+    return out;
+  }
   if (req.flops > 0) out += fmt::format(" tflops={:.3f}", req.flops / (ms * 1e-3) / 1e12);
   if (req.bytes > 0) out += fmt::format(" gbps={:.1f}", req.bytes / (ms * 1e-3) / 1e9);
   return out;

@@ -12,8 +12,9 @@
 namespace tile::tools {
 
 /// " tflops=X gbps=Y" for the work the launch declared with bench_work()
-/// (each only when given), from its time in ms; "" when none was given.
-std::string workColumns(const host::LaunchRequest &req, double ms);
+/// (each only when given), from its time in ms; "" when none was given;
+/// "n/a" for each on the interpreter.
+std::string workColumns(const host::LaunchRequest &req, double ms, bool interpreter = false);
 
 /// One self-erasing status line on stderr for long runs. Drawn only when
 /// stderr is a terminal (TERM not "dumb"); TILE_PROGRESS=0 turns it off and
