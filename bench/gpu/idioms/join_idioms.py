@@ -53,17 +53,19 @@ def tile_rows(paths):
                 cur["launches"] = int(line.split()[-1])
                 continue
             if line.startswith("bench:"):
-                tf = re.search(r"\btflops=([0-9.eE+-]+)", line)
-                gb = re.search(r"\bgbps=([0-9.eE+-]+)", line)
+                tf = re.search(r"\btflops=([0-9.eE+-]+|n/a)", line)   # n/a: the interpreter's
+                gb = re.search(r"\bgbps=([0-9.eE+-]+|n/a)", line)
                 ms = re.search(r"\b(?:median|interp)_ms=([0-9.eE+-]+)", line)
                 if not (tf or gb):
                     continue   # a launch that declared no work: setup (a forward for a backward) or a re-run
                 # the launches of a case that declare work are one timed sequence, each declaring
                 # the sequence's whole work: time the sum of theirs, rate 1 / sum(1 / rate_i)
                 rates = cur.setdefault("rates", [])
-                rates.append(float((tf or gb).group(1)))
+                value = (tf or gb).group(1)
+                rates.append(None if value == "n/a" else float(value))
                 cur["unit"] = "TFLOP/s" if tf else "GB/s"
-                cur["perf"] = rates[0] if len(rates) == 1 else (
+                known = [r for r in rates if r is not None]
+                cur["perf"] = None if len(known) < len(rates) else rates[0] if len(rates) == 1 else (
                     0.0 if min(rates) <= 0 else 1.0 / sum(1.0 / r for r in rates))
                 if len(rates) < cur.get("launches", 1):   # the sequence so far: no rate until it is whole
                     cur["perf"] = None
