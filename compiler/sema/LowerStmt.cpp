@@ -582,7 +582,12 @@ Val Lowerer::callJit(const ast::FunctionDef &fn, const ast::CallExpr &c) {
   // with an early return may be called inside a loop.
   bool callerInLoop = inRuntimeLoop;
   inRuntimeLoop = false;
-  lowerBlock(fn.body);
+  try {
+    lowerBlock(fn.body);
+  } catch (CompileError &e) {   // the chain of calls up to the kernel, innermost first
+    if (e.notes.size() < 16) e.notes.emplace_back(c.loc, fmt::format("in '{}', called from here", fn.name));
+    throw;
+  }
   inRuntimeLoop = callerInLoop;
   Val ret = scope.count(kRet) ? scope[kRet] : Val::constant(ConstValue());
   callStack.pop_back();

@@ -199,7 +199,10 @@ CompileError::CompileError(Location loc, std::string msg)
     : std::runtime_error(formatDiagnostic(Severity::Error, loc, msg)), loc(loc), msg(std::move(msg)) {}
 
 std::string CompileError::formatted(bool color) const {
-  return formatDiagnostic(Severity::Error, loc, msg, color);
+  std::string out = formatDiagnostic(Severity::Error, loc, msg, color);
+  for (const auto &[at, note] : notes)
+    out += formatDiagnostic(Severity::Note, at, note, color);
+  return out;
 }
 
 void fail(Location loc, std::string msg) { throw CompileError(loc, std::move(msg)); }

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tile {
 
@@ -61,7 +63,10 @@ public:
   CompileError(Location loc, std::string msg);
   Location loc;
   std::string msg;
-  /// formatDiagnostic(Error, loc, msg)
+  /// Context added on the way out (an inlined helper's call site, the
+  /// launch a kernel was specialized for), innermost first.
+  std::vector<std::pair<Location, std::string>> notes;
+  /// formatDiagnostic(Error, loc, msg), then each note's formatDiagnostic(Note, ...)
   std::string formatted(bool color = false) const;
 };
 

@@ -27,9 +27,37 @@ struct ApiLauncher::Mirror {
 
 namespace {
 
-[[noreturn]] void rethrowAt(Location loc, const Error &e) {
+/// "x_ptr: *float32, n=1000, BLOCK=100": a launch's arguments by parameter,
+/// for the note that says which specialization failed to compile.
+std::string describeLaunch(const host::LaunchRequest &req) {
+  auto value = [](const sema::ArgValue &a) {
+    return a.isPointer ? fmt::format("*{}", tritonDTypeName(a.elem)) : a.value.repr();
+  };
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < req.positional.size(); ++i) {
+    std::string name = i < req.kernel->params.size() ? req.kernel->params[i].name : fmt::format("argument {}", i + 1);
+    parts.push_back(fmt::format("{}{}{}", name, req.positional[i].isPointer ? ": " : "=", value(req.positional[i])));
+  }
+  for (const auto &[name, v] : req.keywords)
+    parts.push_back(fmt::format("{}={}", name, value(v)));
+  std::string out;
+  for (const std::string &p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out.size() > 300 ? out.substr(0, 300) + "..." : out;
+}
+
+/// An error out of a launch: one located in the kernel's source gets a note
+/// at the launch in the host program (with the launch's arguments); one
+/// that is not (a driver error) is located at the launch.
+[[noreturn]] void rethrowAt(const host::LaunchRequest &req, const Error &e) {
+  Location loc = req.loc;
   std::string text = e.what();
-  if (text.rfind("error: ", 0) != 0) throw FormattedError(text); // located in kernel source already
+  if (text.rfind("error: ", 0) != 0) {   // located in kernel source already
+    if (e.kind() == Error::Kind::User && loc.valid())
+      text += formatDiagnostic(Severity::Note, loc,
+                               fmt::format("while specializing '{}' for this launch: {}", req.kernel->name,
+                                           describeLaunch(req)));
+    throw FormattedError(text);
+  }
   text = text.substr(7);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   throw CompileError(loc, text); // a driver error: at the launch
@@ -232,7 +260,7 @@ void ApiLauncher::launch(const sema::Program &prog, const host::LaunchRequest &r
     else launchOnInterpreter(prog, req);
   } catch (const Error &e) {
     progress_.clear();
-    rethrowAt(req.loc, e);
+    rethrowAt(req, e);
   }
   ++launches_;
 }
