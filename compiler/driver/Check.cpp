@@ -253,6 +253,11 @@ private:
       expr(*w.test);
       return stmts(w.body);
     }
+    case StmtKind::With: {
+      auto &w = static_cast<const ast::WithStmt &>(s);
+      expr(*w.context);
+      return stmts(w.body);
+    }
     case StmtKind::If: {
       auto &i = static_cast<const ast::IfStmt &>(s);
       expr(*i.test);

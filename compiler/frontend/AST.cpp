@@ -67,6 +67,12 @@ void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, boo
       break;
     }
     case StmtKind::While: collectAssignedNames(static_cast<const WhileStmt &>(*s).body, out, withDefs); break;
+    case StmtKind::With: {
+      const auto &w = static_cast<const WithStmt &>(*s);
+      if (w.target) collectTargetNames(*w.target, out);
+      collectAssignedNames(w.body, out, withDefs);
+      break;
+    }
     case StmtKind::FunctionDef:
       if (withDefs) out.insert(static_cast<const FunctionDef &>(*s).name);
       break;

@@ -179,7 +179,7 @@ struct ComprehensionExpr : Expr {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, AnnAssign, For, While, If, Return, Pass, Break,
-  Continue, Assert, FunctionDef, Import, ImportFrom, Global, Raise
+  Continue, Assert, FunctionDef, Import, ImportFrom, Global, Raise, With
 };
 
 struct Stmt {
@@ -232,6 +232,13 @@ struct IfStmt : Stmt {
 struct ReturnStmt : Stmt {
   ExprPtr value; // may be null
   explicit ReturnStmt(Location l) : Stmt(StmtKind::Return, l) {}
+};
+/// with ctx [as target]: body -- host code, for context managers that
+/// change nothing tile computes (torch.no_grad(), ...).
+struct WithStmt : Stmt {
+  ExprPtr context, target; // target may be null
+  StmtList body;
+  explicit WithStmt(Location l) : Stmt(StmtKind::With, l) {}
 };
 /// raise [exc]: host code ends the run with exc's message, located here.
 struct RaiseStmt : Stmt {

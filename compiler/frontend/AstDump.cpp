@@ -133,6 +133,7 @@ const char *stmtKindName(StmtKind k) {
   case StmtKind::AnnAssign: return "AnnAssign";
   case StmtKind::For: return "For";
   case StmtKind::While: return "While";
+  case StmtKind::With: return "With";
   case StmtKind::If: return "If";
   case StmtKind::Return: return "Return";
   case StmtKind::Raise: return "Raise";
@@ -329,6 +330,12 @@ void Dumper::stmtChildren(const Stmt &s) {
   case StmtKind::While: {
     const auto &w = static_cast<const WhileStmt &>(s);
     expr(*w.test, "test=");
+    return stmts("body", w.body);
+  }
+  case StmtKind::With: {
+    const auto &w = static_cast<const WithStmt &>(s);
+    expr(*w.context, "context=");
+    optionalExpr("as=", w.target);
     return stmts("body", w.body);
   }
   case StmtKind::If: {

@@ -53,7 +53,7 @@ constexpr Spelled kKeywords[] = {
 /// Python keywords that tile files may not use.
 constexpr std::string_view kUnsupportedKeywords[] = {
     "async", "await", "class", "del", "except", "finally",
-    "nonlocal", "try", "with", "yield"};
+    "nonlocal", "try", "yield"};
 
 bool isOpeningBracket(TokenKind k) {
   return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace;

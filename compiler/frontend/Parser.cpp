@@ -188,6 +188,7 @@ private:
   StmtPtr parseGlobal();
   StmtPtr parseIf();
   StmtPtr parseWhile();
+  StmtPtr parseWith();
   StmtPtr parseFor();
   StmtPtr parseDecorated();
   StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators);
@@ -256,6 +257,8 @@ void Parser::parseStatement(StmtList &out) {
     return out.push_back(parseIf());
   case TokenKind::KwWhile:
     return out.push_back(parseWhile());
+  case TokenKind::KwWith:
+    return out.push_back(parseWith());
   case TokenKind::KwFor:
     return out.push_back(parseFor());
   case TokenKind::KwDef:
@@ -317,6 +320,7 @@ StmtPtr Parser::parseSmallStatement() {
   case TokenKind::KwGlobal: return parseGlobal();
   case TokenKind::KwIf:
   case TokenKind::KwWhile:
+  case TokenKind::KwWith:
   case TokenKind::KwFor:
   case TokenKind::KwDef:
   case TokenKind::At:
@@ -523,6 +527,22 @@ StmtPtr Parser::parseWhile() {
   --loopDepth_;
   if (at(TokenKind::KwElse))
     fail(cur().loc, "'else' after a 'while' loop is not supported");
+  return s;
+}
+
+// with = 'with' test ['as' target] ':' block     (one context manager)
+StmtPtr Parser::parseWith() {
+  const Token &kw = advance();
+  auto s = std::make_unique<WithStmt>(kw.loc);
+  s->context = parseTest();
+  if (accept(TokenKind::KwAs)) {
+    s->target = parseBinary(1);
+    checkAssignTarget(*s->target);
+  }
+  if (at(TokenKind::Comma))
+    fail(cur().loc, "'with' takes one context manager here; nest the statements");
+  expect(TokenKind::Colon, "expected ':' after the 'with' context");
+  s->body = parseBlock(kw, "'with' statement");
   return s;
 }
 

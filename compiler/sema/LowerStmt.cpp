@@ -188,6 +188,8 @@ Flow Lowerer::lowerStmt(const ast::StmtList &stmts, size_t i, const Cont *k) {
     return Flow::Returned;
   }
   case StmtKind::Pass: return Flow::Next;
+  case StmtKind::With:
+    fail(s.loc, "'with' is host code: not supported in kernels");
   case StmtKind::Raise:
     fail(s.loc, "'raise' is host code: not supported in kernels (Triton's @jit rejects it too); use "
                 "tl.static_assert for a compile-time check or tl.device_assert at run time");

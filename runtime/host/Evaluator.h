@@ -133,6 +133,9 @@ private:
 
 /// Python binary operators on values (numbers, strings, containers, tensors).
 Value binaryOp(ast::BinOpKind op, const Value &a, const Value &b);
+/// The value of a context manager that changes nothing tile computes
+/// (torch.no_grad(), ...): `with` runs its body once (HostEval.cpp).
+inline constexpr const char *kHarmlessContext = "\x01tile: a context manager that changes nothing here";
 /// Python's printf-style `text % args` (HostBuiltins.cpp).
 Value percentFormat(const std::string &text, const Value &args);
 /// A host number as a weakly typed tensor operand.

@@ -791,6 +791,13 @@ void addPython(std::map<std::string, Value> &t) {
   t["tuple"] = builtin("tuple", [](Evaluator &, CallArgs &c) { return sequenceFn(c, "tuple", true); });
   t["zip"] = builtin("zip", zipFn);
   t["isinstance"] = builtin("isinstance", isinstanceFn);
+  // `with torch.no_grad():` and the like: host tensors have no autograd and
+  // one device, so these change nothing (HostEval.cpp's `with`)
+  for (const char *name : {"no_grad", "inference_mode", "device"})
+    t[name] = builtin(name, [name](Evaluator &, CallArgs &c) {
+      ArgParser p(c, name, {"*"});
+      return Value(std::string(kHarmlessContext));
+    });
   t["dict"] = builtin("dict", [](Evaluator &, CallArgs &c) {   // dict(), dict(pairs), dict(a=1)
     if (c.args.size() > 1)
       throw HostError(fmt::format("dict() takes at most 1 positional argument ({} given)", c.args.size()));

@@ -195,6 +195,18 @@ Evaluator::Flow Evaluator::exec(const Stmt &s, Scope &scope, Value &ret) {
   }
   case StmtKind::For: return execFor(static_cast<const ForStmt &>(s), scope, ret);
   case StmtKind::While: return execWhile(static_cast<const WhileStmt &>(s), scope, ret);
+  case StmtKind::With: {
+    // only context managers that change nothing here (no_grad(), ...):
+    // their builtins return a "harmless context" marker; the body runs once
+    const auto &w = static_cast<const WithStmt &>(s);
+    Value ctx = eval(*w.context, scope);
+    if (!(ctx.is<std::string>() && ctx.as<std::string>() == kHarmlessContext))
+      fail(w.context->loc, fmt::format("'with' of a '{}' is not supported in host code (only context managers that "
+                                       "change nothing here: torch.no_grad(), torch.inference_mode(), "
+                                       "torch.cuda.device(i))", typeName(ctx)));
+    if (w.target) assignTarget(*w.target, Value(), scope);
+    return execBlock(w.body, scope, ret);
+  }
   case StmtKind::If: {
     const auto &i = static_cast<const IfStmt &>(s);
     if (test(*i.test, scope))

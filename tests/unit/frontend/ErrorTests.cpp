@@ -136,6 +136,8 @@ TEST_CASE("errors: lexical errors through the parser") {
       {"x = f'{y!q}'\n", 1, 10, "f-string: expected 'r', 's' or 'a' after '!'"},
       {"x = f'{y=}'\n", 1, 9, "f-string: '=' (self-documenting expressions) is not supported"},
       {"raise E from e\n", 1, 9, "'raise ... from ...' is not supported"},
+      {"with a, b:\n  pass\n", 1, 7, "'with' takes one context manager here; nest the statements"},
+      {"with a as f():\n  pass\n", 1, 11, "cannot assign to function call"},
       {"class A:\n  pass\n", 1, 1, "'class' is not supported in tile files"},
       {"x = 99999999999999999999\n", 1, 5, "integer literal too large"},
       {"if (x := 1): pass\n", 1, 7, "the ':=' operator is not supported"},

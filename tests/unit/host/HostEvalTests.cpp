@@ -159,6 +159,20 @@ TEST_CASE("reference math a Triton user writes: torch, F, argmax, max(dim=), per
                  "float16 [[1 1]]\n");
 }
 
+TEST_CASE("with runs its body for context managers that change nothing") {
+  RunResult r = runHost("import torch\n"
+                        "def main():\n"
+                        "    with torch.no_grad():\n"
+                        "        x = 1\n"
+                        "    with torch.cuda.device(0) as d:\n"
+                        "        print(x, d)\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "1 None\n");
+  r = runHost("def main():\n    with 3:\n        pass\n");
+  CHECK(r.error.find("'with' of a 'int' is not supported in host code") == 0);
+  CHECK(r.errLoc.col == 10);
+}
+
 TEST_CASE("isinstance and dict()") {
   RunResult r = runHost("import torch\n"
                         "def main():\n"
