@@ -526,12 +526,14 @@ std::string formatField(const Value &value, const std::string &conversion, const
     i = j == i ? i + 1 : j;
   }
   try {
-    auto runtime = fmt::runtime("{:" + spec + "}");
+    // (the pattern must outlive the format calls: fmt::runtime keeps a view)
+    const std::string pattern = "{:" + spec + "}";
+    auto runtime = fmt::runtime(pattern);
     char type = spec.back();
     bool floatType = std::string_view("eEfFgG%").find(type) != std::string_view::npos;
     if (type == '%') {   // Python's percent: the value times 100, 'f', a '%'
-      std::string s = spec.substr(0, spec.size() - 1) + "f";
-      return fmt::format(fmt::runtime("{:" + s + "}"), v.toDouble() * 100.0) + "%";
+      const std::string fixed = "{:" + spec.substr(0, spec.size() - 1) + "f}";
+      return fmt::format(fmt::runtime(fixed), v.toDouble() * 100.0) + "%";
     }
     if (v.is<bool>())
       return fmt::format(runtime, str(v));
