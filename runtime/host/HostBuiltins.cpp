@@ -196,10 +196,12 @@ std::optional<int> axisArg(const ArgParser &p) {
   return std::nullopt;
 }
 
-Value reduceValue(const Tensor &t, ReduceOp op, const ArgParser &p) {
-  bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
-  return reduce(op, t, axisArg(p), keep);
+/// keepdims= (NumPy) or keepdim= (torch)
+bool keepDimsArg(const ArgParser &p) {
+  return truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
 }
+
+Value reduceValue(const Tensor &t, ReduceOp op, const ArgParser &p) { return reduce(op, t, axisArg(p), keepDimsArg(p)); }
 
 /// max/min: over a tensor (with optional axis), an iterable, or the arguments.
 Value extremum(CallArgs &c, const char *name, ReduceOp op) {
@@ -239,14 +241,14 @@ Value softmaxFn(CallArgs &c, const char *name, bool log) {
 /// t.tolist(): nested lists of Python numbers (a 0-d tensor: the number)
 Value tensorToList(const Tensor &t) {
   if (t.ndim() == 0)
-    return isFloat(t.dtype()) ? Value(t.getDouble(0)) : t.dtype() == Scalar::I1 ? Value(t.getInt(0) != 0) : Value(t.getInt(0));
+    return elementValue(t, 0);
   std::vector<Value> items;
   for (int64_t i = 0; i < t.shape()[0]; ++i)
     items.push_back(tensorToList(t.select(0, i)));
   return makeList(std::move(items));
 }
 
-/// A view with the axes in `order` (torch's permute, NumPy's transpose(axes)).
+/// A copy with the axes in `order` (torch's permute, NumPy's transpose(axes); their view, as values here).
 Tensor permuted(const Tensor &t, const Shape &order) {
   std::vector<bool> seen(size_t(t.ndim()), false);
   for (int64_t d : order) {
@@ -510,7 +512,7 @@ Value sequenceFn(CallArgs &c, const char *name, bool tuple) {
 std::string formatField(const Value &value, const std::string &conversion, const std::string &spec) {
   Value v = value;
   if (v.is<Tensor>() && v.as<Tensor>().numel() == 1 && !spec.empty())   // a 0-d or one-element tensor
-    v = isFloat(v.as<Tensor>().dtype()) ? Value(v.as<Tensor>().getDouble(0)) : Value(v.as<Tensor>().getInt(0));
+    v = elementValue(v.as<Tensor>(), 0);
   if (conversion == "r" || conversion == "a")
     v = repr(v);
   else if (conversion == "s")
@@ -804,14 +806,7 @@ void addPython(std::map<std::string, Value> &t) {
     if (c.args.size() > 1)
       throw HostError(fmt::format("dict() takes at most 1 positional argument ({} given)", c.args.size()));
     Value d = makeDict();
-    auto &items = *d.as<DictVal>().items;
-    auto put = [&](const Value &k, const Value &v) {
-      auto it = std::find_if(items.begin(), items.end(), [&](auto &kv) { return valuesEqual(kv.first, k); });
-      if (it != items.end())
-        it->second = v;
-      else
-        items.emplace_back(k, v);
-    };
+    auto put = [&](const Value &k, const Value &v) { dictSet(d.as<DictVal>(), k, v); };
     if (!c.args.empty() && c.args[0].is<DictVal>())
       for (const auto &kv : *c.args[0].as<DictVal>().items)
         put(kv.first, kv.second);
@@ -992,8 +987,7 @@ Value reduceMethod(const Tensor &t, const std::string &name, ReduceOp op) {
     Value values = reduceValue(t, op, p);
     // torch's x.max(dim=d): (values, indices); NumPy's x.max(axis=d): values
     if (p.has("dim") && op != ReduceOp::Sum) {
-      bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
-      return makeTuple({values, Value(argExtreme(t, op == ReduceOp::Max, axisArg(p), keep))});
+      return makeTuple({values, Value(argExtreme(t, op == ReduceOp::Max, axisArg(p), keepDimsArg(p)))});
     }
     return values;
   });
@@ -1209,8 +1203,7 @@ Value tensorAttribute(const Tensor &t, const std::string &attr) {
   if (attr == "argmax" || attr == "argmin")
     return method(attr, [t, attr](CallArgs &c) {
       ArgParser p(c, attr, {"axis=", "dim=", "keepdims=", "keepdim="});
-      bool keep = truthy(p.getOr("keepdims", Value(false))) || truthy(p.getOr("keepdim", Value(false)));
-      return Value(argExtreme(t, attr == "argmax", axisArg(p), keep));
+      return Value(argExtreme(t, attr == "argmax", axisArg(p), keepDimsArg(p)));
     });
   if (attr == "any" || attr == "all")
     return method(attr, [t, attr](CallArgs &c) {
@@ -1256,7 +1249,7 @@ Value tensorAttribute(const Tensor &t, const std::string &attr) {
     return noArgMethod(attr, [t]() -> Value {
       if (t.numel() != 1)
         throw HostError(fmt::format("item() needs a one-element tensor, got {}", t.describe()));
-      return isFloat(t.dtype()) ? Value(t.getDouble(0)) : t.dtype() == Scalar::I1 ? Value(t.getInt(0) != 0) : Value(t.getInt(0));
+      return elementValue(t, 0);
     });
   if (attr == "float" || attr == "half" || attr == "double" || attr == "bfloat16" || attr == "int" || attr == "long")
     return noArgMethod(attr, [t, attr] {

@@ -428,13 +428,7 @@ void Evaluator::assignSubscript(const SubscriptExpr &target, const Value &v, Sco
       return;
     }
     if (c.is<DictVal>()) {
-      auto &items = *c.as<DictVal>().items;
-      for (auto &kv : items)
-        if (valuesEqual(kv.first, index)) {
-          kv.second = v;
-          return;
-        }
-      items.emplace_back(index, v);
+      dictSet(c.as<DictVal>(), index, v);
       return;
     }
     if (c.is<Tensor>()) {
@@ -548,14 +542,9 @@ Value Evaluator::evalInner(const Expr &e, Scope &scope) {
   case ExprKind::Dict: {
     const auto &d = static_cast<const DictExpr &>(e);
     Value dict = makeDict();
-    auto &items = *dict.as<DictVal>().items;
     for (size_t i = 0; i < d.keys.size(); ++i) {
-      Value k = eval(*d.keys[i], scope), v = eval(*d.values[i], scope);
-      auto it = std::find_if(items.begin(), items.end(), [&](auto &kv) { return valuesEqual(kv.first, k); });
-      if (it != items.end())
-        it->second = v;
-      else
-        items.emplace_back(k, v);
+      Value k = eval(*d.keys[i], scope);
+      dictSet(dict.as<DictVal>(), k, eval(*d.values[i], scope));
     }
     return dict;
   }
@@ -639,7 +628,6 @@ Value Evaluator::evalComprehension(const ComprehensionExpr &e, Scope &scope) {
   inner->parent = scope.shared_from_this();
   std::vector<Value> items;
   Value dict = makeDict();
-  auto &entries = *dict.as<DictVal>().items;
   std::function<void(size_t)> loop = [&](size_t k) {
     if (k == e.fors.size()) {
       Value x = eval(*e.elt, *inner);
@@ -647,12 +635,7 @@ Value Evaluator::evalComprehension(const ComprehensionExpr &e, Scope &scope) {
         items.push_back(std::move(x));
         return;
       }
-      Value v = eval(*e.value, *inner);
-      auto it = std::find_if(entries.begin(), entries.end(), [&](auto &kv) { return valuesEqual(kv.first, x); });
-      if (it != entries.end())
-        it->second = v;
-      else
-        entries.emplace_back(x, v);
+      dictSet(dict.as<DictVal>(), x, eval(*e.value, *inner));
       return;
     }
     const ComprehensionFor &f = e.fors[k];

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace tile::host {
 
 int64_t RangeVal::size() const {
@@ -229,6 +231,25 @@ std::optional<std::vector<Value>> iterationItems(const Value &v) {
     return std::nullopt;
   }
   return items;
+}
+
+} // namespace tile::host
+
+namespace tile::host {
+
+void dictSet(DictVal &d, const Value &k, const Value &v) {
+  auto &items = *d.items;
+  auto it = std::find_if(items.begin(), items.end(), [&](const auto &kv) { return valuesEqual(kv.first, k); });
+  if (it != items.end())
+    it->second = v;
+  else
+    items.emplace_back(k, v);
+}
+
+Value elementValue(const Tensor &t, int64_t flat) {
+  if (isFloat(t.dtype()))
+    return t.getDouble(flat);
+  return t.dtype() == Scalar::I1 ? Value(t.getInt(flat) != 0) : Value(t.getInt(flat));
 }
 
 } // namespace tile::host

@@ -111,5 +111,9 @@ std::string str(const Value &v);
 std::string repr(const Value &v);
 /// Python == on values (tensors compare by identity here).
 bool valuesEqual(const Value &a, const Value &b);
+/// d[k] = v: replaces the value of an equal key, else appends (insertion order).
+void dictSet(DictVal &d, const Value &k, const Value &v);
+/// Element `flat` of t as a Python number: float, bool or int (.item(), .tolist()).
+Value elementValue(const Tensor &t, int64_t flat);
 
 } // namespace tile::host
