@@ -3,19 +3,23 @@
 # call: the kernels Triton users write, in the idioms of Triton's tutorials
 # (03 matrix multiplication, 09 persistent matmul, 06 fused attention in its
 # plain-pointer and block-pointer forms, 02 fused softmax, 05 layer norm),
+# and the memory-bound fused kernels of LLM work written as Triton users
+# write them (fused.tile: rmsnorm, residual add + rmsnorm, SwiGLU, RoPE,
+# cross entropy, int8 row quantization, transpose, embedding gather),
 # written for this benchmark in bench/gpu/idioms/*.tile, run
 #   - under tile: `tilec bench FILE -D BENCH=1` (each file's main() runs its
 #     case list; every timed launch is declared with bench_work(), so tilec
 #     bench prints TFLOP/s or GB/s; every result is checked on the host
 #     against float64 references, sampled at these sizes: see each header);
 #   - under Triton 3.6 from the same files, with the same launch parameters,
-#     and torch (cuBLAS, SDPA, torch.softmax, F.layer_norm), every result
+#     and torch (cuBLAS, SDPA, torch.softmax, F.layer_norm; eager torch for
+#     fused.tile's kernels), every result
 #     checked against torch (triton_idioms.py; do_bench medians);
 # and joined into one markdown table (join_idioms.py) at OUT/idioms.md:
 # kernel, shape, config, tile, Triton, torch, tile/Triton, correct?.
 #
 #   usage: bench/gpu/idioms/run.sh BUILD_DIR [OUT_DIR]
-#   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm variants"
+#   env:   IDIOMS_FILES="matmul attention_v1 attention_v2 softmax layernorm variants fused"
 #                                 (the default); attention_bwd (tutorial 06's
 #                                 backward: preprocess + dkdv + dq as one case)
 #                                 is a valid entry too, left out of the default
@@ -26,7 +30,8 @@
 #                                 so that Triton's side keeps its share
 #          IDIOMS_REPS=30         tilec bench --reps (timed launches per case)
 #          IDIOMS_ONLY=fp8        matmul.tile: only the cases whose kind contains it;
-#                                 variants.tile: only the variants whose name does
+#                                 variants.tile: only the variants whose name does;
+#                                 fused.tile: only the kernels whose name does
 #          IDIOMS_FROM=n          every file: its cases n, n+1, ... only (tile and Triton)
 #          IDIOMS_UNTIL=n         every file: its cases before n only
 #          IDIOMS_SMALL=1         a dry run here, without a GPU: the small
@@ -53,12 +58,20 @@
 # Triton's side under a minute (10 cold compiles, 8 do_bench timings, f32
 # torch references). Added to the default list it would push tile's side
 # past IDIOMS_TILE_S.
+# fused.tile (in the default list, last), estimated, not measured on a GPU:
+# its bench sizes' whole run on the interpreter of a 2-core CPU machine took
+# 45 s, 15 s of it the 11 launches on the interpreter; so tile's side is
+# about 15-30 s of host work (randn of ~430 M fp16 elements, NaN fills, the
+# sampled checks) on the GPU host, Triton's side well under a minute (8
+# kernels' cold compiles, 22 do_bench timings). With it the default list's
+# tile side may reach IDIOMS_TILE_S (166 s without it on the H100): fused's
+# last cases are then cut off (the one running says FAIL, the rest "-").
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 build=${1:-$root/build}
 out=${2:-${OUT:-/tmp/idioms}}
-files=${IDIOMS_FILES:-matmul attention_v1 attention_v2 softmax layernorm variants}
+files=${IDIOMS_FILES:-matmul attention_v1 attention_v2 softmax layernorm variants fused}
 deadline=${IDIOMS_DEADLINE_S:-340}
 tile_deadline=${IDIOMS_TILE_S:-210}
 reps=${IDIOMS_REPS:-30}

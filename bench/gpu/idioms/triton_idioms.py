@@ -24,8 +24,10 @@ attention backward (attention_bwd.tile: preprocess + dkdv + dq timed as one
 sequence, its M and o from an f32 torch forward) against an f32 torch
 backward, every head: delta, dq, dk, dv with atol 5e-3 of the tensor's
 largest reference entry, rtol 1e-2 (tests/gpu/attention_bwd.tile's
-tolerance). The torch baselines (cuBLAS, SDPA, SDPA's backward,
-torch.softmax, F.layer_norm) are timed and checked the same way. Timings:
+tolerance); fused.tile's memory-bound kernels (launched by the file's own
+launch()) against f32 torch references (see part_fused). The torch
+baselines (cuBLAS, SDPA, SDPA's backward, torch.softmax, F.layer_norm, eager
+torch for the fused kernels) are timed and checked the same way. Timings:
 triton.testing.do_bench medians (warmup 25 ms, rep 100 ms, L2 flushed
 between runs; SDPA's backward with its gradients reset to None before each
 run, outside the timing).
@@ -47,7 +49,7 @@ import torch.nn.functional as F
 import triton
 import triton.testing
 
-PARTS = ("matmul", "attention_v1", "attention_v2", "attention_bwd", "softmax", "layernorm", "variants")
+PARTS = ("matmul", "attention_v1", "attention_v2", "attention_bwd", "softmax", "layernorm", "variants", "fused")
 LOG2E = 1.4426950408889634
 REP_MS = 100
 t_start = time.time()
@@ -573,6 +575,224 @@ def part_layernorm(root):
         emit(**row)
 
 
+# ------------------------------------------------------------------ fused (memory-bound LLM kernels)
+
+def close(a, want, tol):
+    return bool(torch.allclose(a.float(), want.float(), atol=tol, rtol=tol))
+
+
+def quant_close(q, scale, want_q, want_s, v):
+    """int8 q (round half away from zero of x / scale) against the f32
+    reference: exact, except within 1e-4 of a tie, where one step either
+    way is allowed (the GPU's f32 `/` is not correctly rounded; torch.round
+    rounds half to even); scale to 1e-6."""
+    if not torch.allclose(scale.float().flatten(), want_s.flatten(), rtol=1e-6, atol=0.0):
+        return False
+    diff = (q.to(torch.int32) - want_q.to(torch.int32)).abs()
+    av = v.abs()
+    tie = (av - av.floor() - 0.5).abs() < 1e-4
+    return bool(((diff == 0) | (tie & (diff <= 1))).all())
+
+
+def rms_norm_torch(x, w, eps):
+    if hasattr(F, "rms_norm"):   # torch >= 2.4
+        return F.rms_norm(x, (x.shape[-1],), w, eps)
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+
+
+def part_fused(root):
+    """fused.tile: memory-bound LLM kernels (rmsnorm, fused residual add +
+    rmsnorm, SwiGLU, RoPE, cross entropy, int8 row quantization, transpose,
+    embedding gather), launched by the file's own launch() (plain Python over
+    the torch tensors: tile's grids, blocks and warps), checked against f32
+    torch references (fp16 outputs atol = rtol = 1e-2, f32 rstd 1e-4, losses
+    1e-4, int8 q exact but near ties, copies exact); torch eager anchors
+    (F.rms_norm, x + res then F.rms_norm, F.silu(g) * u, the rotate-half
+    formula on gathered cos / sin rows, F.cross_entropy on the fp16 logits,
+    amax / round / clamp, x.t().contiguous(), F.embedding), timed and
+    checked the same way. GB/s count the file's case_bytes() for both."""
+    ns = load(root, "fused")
+    ns["BENCH"] = 0 if SMALL else 1
+    ns["ONLY"] = os.environ.get("IDIOMS_ONLY", "")
+    eps, ignore = ns["EPS"], ns["IGNORE_INDEX"]
+    launch = ns["launch"]
+    dev = dict(device="cuda", dtype=torch.float16)
+    nan = float("nan")
+    shared = {}
+    for case in ns["fused_cases"]()[FROM:UNTIL]:
+        if out_of_time():
+            return
+        kind, s, cfg = case
+        torch.cuda.empty_cache()
+        row = dict(case=ns["case_name"](case), kernel=kind, unit="GB/s")
+        nbytes = ns["case_bytes"](case)
+        if kind in ("rmsnorm_fwd", "add_rmsnorm_fwd"):
+            M, N = s
+            x = torch.randn(s, **dev)
+            w = (torch.rand((N,), device="cuda") + 0.5).half()
+            y = torch.full_like(x, nan)
+            rstd = torch.full((M,), nan, device="cuda", dtype=torch.float32)
+            if kind == "rmsnorm_fwd":
+                h = x.float()
+                t = (x, w, y, rstd)
+            else:
+                res0 = torch.randn(s, **dev)
+                res = res0.clone()
+                h = x.float() + res0.float()
+                t = (x, res, w, y, rstd)
+            want_rstd = torch.rsqrt(h.pow(2).mean(-1) + eps)
+            want = h * want_rstd[:, None] * w.float()
+            if kind == "rmsnorm_fwd":
+                def check():
+                    return close(y, want, 1e-2) and close(rstd, want_rstd, 1e-4)
+
+                def torch_fn():
+                    return rms_norm_torch(x, w, eps)
+
+                def torch_check():
+                    return close(torch_fn(), want, 1e-2)
+                row["torch_impl"] = "F.rms_norm" if hasattr(F, "rms_norm") else "torch eager rmsnorm"
+            else:
+                def check():   # the timed runs added x into res again and again: once more, from res0
+                    res.copy_(res0)
+                    launch(case, t)
+                    return close(res, h, 1e-2) and close(y, want, 1e-2) and close(rstd, want_rstd, 1e-4)
+
+                def torch_fn():
+                    hh = x + res0
+                    return hh, rms_norm_torch(hh, w, eps)
+
+                def torch_check():
+                    hh, yy = torch_fn()
+                    return close(hh, h, 1e-2) and close(yy, want, 1e-2)
+                row["torch_impl"] = "x + res, " + ("F.rms_norm" if hasattr(F, "rms_norm") else "torch eager rmsnorm")
+        elif kind == "swiglu_fwd":
+            M, N = s
+            xy = torch.randn((M, 2 * N), **dev)
+            out = torch.full((M, N), nan, **dev)
+            t = (xy, out)
+            want = F.silu(xy[:, :N].float()) * xy[:, N:].float()
+
+            def check():
+                return close(out, want, 1e-2)
+
+            def torch_fn():
+                return F.silu(xy[:, :N]) * xy[:, N:]
+
+            def torch_check():
+                return close(torch_fn(), want, 1e-2)
+            row["torch_impl"] = "F.silu(g) * u"
+        elif kind == "rope_fwd":
+            T, H, D, seq = s
+            half = D // 2
+            x = torch.randn((T, H, D), **dev)
+            cos = torch.rand((seq, half), device="cuda") * 2.0 - 1.0
+            sin = torch.rand((seq, half), device="cuda") * 2.0 - 1.0
+            out = torch.full_like(x, nan)
+            t = (x, cos, sin, out)
+            pos = torch.arange(T, device="cuda") % seq
+            c, sn = cos[pos][:, None, :], sin[pos][:, None, :]   # the rows of the tokens' positions
+            x1, x2 = x[..., :half].float(), x[..., half:].float()
+            want = torch.cat((x1 * c - x2 * sn, x2 * c + x1 * sn), dim=-1)
+
+            def check():
+                return close(out, want, 1e-2)
+
+            def torch_fn():
+                a, b = x[..., :half], x[..., half:]
+                return torch.cat((a * c - b * sn, b * c + a * sn), dim=-1).half()
+
+            def torch_check():
+                return close(torch_fn(), want, 1e-2)
+            row["torch_impl"] = "torch eager rotate-half (cos / sin rows gathered beforehand)"
+        elif kind == "cross_entropy_fwd":
+            R, V = s
+            if shared.get("key") != (kind, s):
+                logits = torch.randn(s, **dev)
+                targets = torch.randint(0, V, (R,), device="cuda", dtype=torch.int64)
+                targets[::5] = ignore
+                targets[-1] = V - 1
+                shared.clear()
+                shared.update(key=(kind, s), logits=logits, targets=targets,
+                              want=F.cross_entropy(logits.float(), targets, reduction="none", ignore_index=ignore))
+            logits, targets, want = shared["logits"], shared["targets"], shared["want"]
+            loss = torch.full((R,), nan, device="cuda", dtype=torch.float32)
+            t = (logits, targets, loss)
+
+            def check():
+                return close(loss, want, 1e-4)
+
+            def torch_fn():
+                return F.cross_entropy(logits, targets, reduction="none", ignore_index=ignore)
+
+            def torch_check():   # fp16 losses
+                return close(torch_fn(), want, 1e-2)
+            row["torch_impl"] = "F.cross_entropy (fp16 logits)"
+        elif kind == "quant_int8_rowwise":
+            M, N = s
+            x = torch.randn(s, **dev)
+            q = torch.full(s, -128, device="cuda", dtype=torch.int8)
+            scale = torch.full((M,), nan, device="cuda", dtype=torch.float32)
+            t = (x, q, scale)
+            xf = x.float()
+            want_s = xf.abs().amax(-1).clamp_min(1e-8) / 127.0
+            v = xf / want_s[:, None]
+            want_q = torch.where(v >= 0, torch.floor(v + 0.5), torch.ceil(v - 0.5)).clamp(-127, 127)
+
+            def check():
+                return quant_close(q, scale, want_q, want_s, v)
+
+            def torch_fn():
+                sc = x.abs().amax(-1, keepdim=True).float().clamp_min(1e-8) / 127.0
+                return torch.round(x.float() / sc).clamp(-127, 127).to(torch.int8), sc
+
+            def torch_check():
+                qq, sc = torch_fn()
+                return quant_close(qq, sc, want_q, want_s, v)
+            row["torch_impl"] = "torch eager amax / round / clamp"
+        elif kind == "transpose_2d":
+            x = torch.randn(s, **dev)
+            out = torch.full((s[1], s[0]), nan, **dev)
+            t = (x, out)
+            want = x.t().contiguous()
+
+            def check():
+                return torch.equal(out, want)
+
+            def torch_fn():
+                return x.t().contiguous()
+
+            def torch_check():
+                return torch.equal(torch_fn(), want)
+            row["torch_impl"] = "x.t().contiguous()"
+        else:
+            T, D, V = s
+            ids = torch.randint(0, V, (T,), device="cuda", dtype=torch.int32)
+            table = torch.randn((V, D), **dev)
+            out = torch.full((T, D), nan, **dev)
+            t = (ids, table, out)
+            want = table[ids.long()]
+
+            def check():
+                return torch.equal(out, want)
+
+            def torch_fn():
+                return F.embedding(ids, table)
+
+            def torch_check():
+                return torch.equal(torch_fn(), want)
+            row["torch_impl"] = "F.embedding"
+
+        def run():
+            launch(case, t)
+
+        timed(row, "triton", run, nbytes, check)
+        timed(row, "torch", torch_fn, nbytes, torch_check)
+        emit(**row)
+        del t
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("root", nargs="?", default=".")
@@ -609,6 +829,8 @@ if __name__ == "__main__":
                 part_layernorm(args.root)
             elif part == "variants":
                 part_variants(args.root)
+            elif part == "fused":
+                part_fused(args.root)
             else:
                 raise SystemExit(f"unknown part {part!r} (parts: {', '.join(PARTS)})")
         except Exception as e:  # one part's failure leaves the others
