@@ -1275,17 +1275,80 @@ Value tensorAttribute(const Tensor &t, const std::string &attr) {
   throw HostError(fmt::format("tensor has no attribute '{}'", attr));
 }
 
-Value containerAttribute(const Value &obj, const std::string &attr) {
-  if (obj.is<ListVal>() && attr == "append") {
-    auto items = obj.as<ListVal>().items;
-    return builtin("append", [items](Evaluator &, CallArgs &c) {
-      ArgParser p(c, "append", {"x"});
-      items->push_back(p.get("x"));
+namespace {
+
+/// Python's index normalization for list.pop / list.insert: negative counts
+/// from the end; pop's must name an element, insert's is clamped.
+int64_t listPosition(int64_t i, int64_t n, bool clamp, const std::string &what) {
+  if (i < 0)
+    i += n;
+  if (clamp)
+    return std::clamp<int64_t>(i, 0, n);
+  if (i < 0 || i >= n)
+    throw HostError(fmt::format("{}: index out of range (the list has {} items)", what, n));
+  return i;
+}
+
+Value listMethod(std::shared_ptr<std::vector<Value>> items, const std::string &attr) {
+  if (attr == "append" || attr == "extend" || attr == "remove" || attr == "index" || attr == "count")
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) -> Value {
+      ArgParser p(c, attr, {"x"});
+      Value x = p.get("x");
+      if (attr == "append") {
+        items->push_back(x);
+        return Value();
+      }
+      if (attr == "extend") {
+        auto more = iterationItems(x);
+        if (!more)
+          throw HostError(fmt::format("extend() needs an iterable, not '{}'", typeName(x)));
+        items->insert(items->end(), more->begin(), more->end());
+        return Value();
+      }
+      auto hit = std::find_if(items->begin(), items->end(), [&](const Value &v) { return valuesEqual(v, x); });
+      if (attr == "count")
+        return Value(int64_t(std::count_if(items->begin(), items->end(), [&](const Value &v) { return valuesEqual(v, x); })));
+      if (hit == items->end())
+        throw HostError(fmt::format("list.{}(x): x not in list", attr));
+      if (attr == "index")
+        return Value(int64_t(hit - items->begin()));
+      items->erase(hit);
       return Value();
     });
-  }
-  if (obj.is<DictVal>() && (attr == "keys" || attr == "values" || attr == "items" || attr == "get")) {
-    auto items = obj.as<DictVal>().items;
+  if (attr == "pop" || attr == "insert")
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) -> Value {
+      ArgParser p(c, attr, attr == "pop" ? std::vector<std::string>{"index="} : std::vector<std::string>{"index", "x"});
+      int64_t n = int64_t(items->size());
+      if (attr == "insert") {
+        int64_t at = listPosition(p.get("index").toInt(), n, true, "insert()");
+        items->insert(items->begin() + at, p.get("x"));
+        return Value();
+      }
+      if (n == 0)
+        throw HostError("pop from an empty list");
+      int64_t at = listPosition(p.getOr("index", Value(int64_t(-1))).toInt(), n, false, "pop()");
+      Value v = (*items)[size_t(at)];
+      items->erase(items->begin() + at);
+      return v;
+    });
+  if (attr == "clear" || attr == "copy" || attr == "reverse" || attr == "sort")
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) -> Value {
+      ArgParser p(c, attr, {});
+      if (attr == "copy")
+        return makeList(*items);
+      if (attr == "clear")
+        items->clear();
+      else if (attr == "reverse")
+        std::reverse(items->begin(), items->end());
+      else
+        throw HostError("list.sort() is not supported: use sorted(x)");
+      return Value();
+    });
+  throw HostError(fmt::format("'list' object has no attribute '{}'", attr));
+}
+
+Value dictMethod(std::shared_ptr<std::vector<std::pair<Value, Value>>> items, const std::string &attr) {
+  if (attr == "keys" || attr == "values" || attr == "items" || attr == "get")
     return builtin(attr, [items, attr](Evaluator &, CallArgs &c) {
       ArgParser p(c, attr, {attr == "get" ? "key" : "*", "default="});
       std::vector<Value> out;
@@ -1301,7 +1364,53 @@ Value containerAttribute(const Value &obj, const std::string &attr) {
       }
       return attr == "get" ? p.getOr("default", Value()) : makeList(std::move(out));
     });
-  }
+  if (attr == "pop" || attr == "setdefault")
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) -> Value {
+      ArgParser p(c, attr, {"key", "default="});
+      Value key = p.get("key");
+      auto hit = std::find_if(items->begin(), items->end(), [&](const auto &kv) { return valuesEqual(kv.first, key); });
+      if (hit != items->end()) {
+        Value v = hit->second;
+        if (attr == "pop")
+          items->erase(hit);
+        return v;
+      }
+      if (attr == "pop" && !p.has("default"))
+        throw HostError(fmt::format("dict.pop(): key {} not found", repr(key)));
+      Value v = p.getOr("default", Value());
+      if (attr == "setdefault") {
+        DictVal d{items};
+        dictSet(d, key, v);
+      }
+      return v;
+    });
+  if (attr == "update" || attr == "clear" || attr == "copy")
+    return builtin(attr, [items, attr](Evaluator &, CallArgs &c) -> Value {
+      ArgParser p(c, attr, attr == "update" ? std::vector<std::string>{"other"} : std::vector<std::string>{});
+      if (attr == "copy")
+        return Value(DictVal{std::make_shared<std::vector<std::pair<Value, Value>>>(*items)});
+      if (attr == "clear") {
+        items->clear();
+        return Value();
+      }
+      Value other = p.get("other");
+      if (!other.is<DictVal>())
+        throw HostError(fmt::format("dict.update() needs a dict, not '{}'", typeName(other)));
+      DictVal d{items};
+      for (const auto &[k, v] : *other.as<DictVal>().items)
+        dictSet(d, k, v);
+      return Value();
+    });
+  throw HostError(fmt::format("'dict' object has no attribute '{}'", attr));
+}
+
+} // namespace
+
+Value containerAttribute(const Value &obj, const std::string &attr) {
+  if (obj.is<ListVal>())
+    return listMethod(obj.as<ListVal>().items, attr);
+  if (obj.is<DictVal>())
+    return dictMethod(obj.as<DictVal>().items, attr);
   if (obj.is<std::string>())
     return stringMethod(obj.as<std::string>(), attr);
   throw HostError(fmt::format("'{}' object has no attribute '{}'", typeName(obj), attr));

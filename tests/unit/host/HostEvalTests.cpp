@@ -83,6 +83,35 @@ TEST_CASE("comprehensions, zip, enumerate, sorted, any, all") {
                  "[[0, 1], [2, 3]] []\n");
 }
 
+TEST_CASE("list and dict methods") {
+  RunResult r = runHost("def main():\n"
+                        "    a = [3, 1, 2]\n"
+                        "    a.extend((5, 6))\n"
+                        "    a.insert(0, 9)\n"
+                        "    a.insert(-1, 7)\n"
+                        "    print(a, a.pop(), a.pop(0), a.pop(-2), a, a.index(2), a.count(1))\n"
+                        "    a.remove(1)\n"
+                        "    b = a.copy()\n"
+                        "    b.reverse()\n"
+                        "    a.clear()\n"
+                        "    print(a, b)\n"
+                        "    d = {'x': 1}\n"
+                        "    d.update({'y': 2, 'x': 3})\n"
+                        "    e = d.copy()\n"
+                        "    print(d.setdefault('z', 4), d.setdefault('x', 0), d.pop('y'), d.pop('q', 5), d, e)\n"
+                        "    d.clear()\n"
+                        "    print(d)\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "[3, 1, 2, 7] 6 9 5 [3, 1, 2, 7] 2 1\n"
+                 "[] [7, 2, 3]\n"
+                 "4 3 2 5 {'x': 3, 'z': 4} {'x': 3, 'y': 2}\n"
+                 "{}\n");
+  CHECK(runHost("def main():\n    a = [1]\n    a.pop(3)\n").error.find("pop(): index out of range") !=
+        std::string::npos);
+  CHECK(runHost("def main():\n    d = {}\n    d.pop('k')\n").error.find("dict.pop(): key 'k' not found") !=
+        std::string::npos);
+}
+
 TEST_CASE("f-strings, str.format, string methods") {
   RunResult r = runHost("def main():\n"
                         "    x = 3.14159\n"
