@@ -270,6 +270,16 @@ private:
     case StmtKind::Raise:
       if (auto &r = static_cast<const ast::RaiseStmt &>(s); r.exc) expr(*r.exc);
       return;
+    case StmtKind::Try: {
+      auto &t = static_cast<const ast::TryStmt &>(s);
+      stmts(t.body);
+      for (const ast::ExceptHandler &h : t.handlers) {
+        if (h.type) expr(*h.type);
+        stmts(h.body);
+      }
+      stmts(t.orelse);
+      return stmts(t.finalbody);
+    }
     case StmtKind::Assert: {
       auto &a = static_cast<const ast::AssertStmt &>(s);
       expr(*a.test);

@@ -73,6 +73,17 @@ void collectAssignedNames(const StmtList &stmts, std::set<std::string> &out, boo
       collectAssignedNames(w.body, out, withDefs);
       break;
     }
+    case StmtKind::Try: {
+      const auto &t = static_cast<const TryStmt &>(*s);
+      collectAssignedNames(t.body, out, withDefs);
+      for (const ExceptHandler &h : t.handlers) {
+        if (!h.name.empty()) out.insert(h.name);
+        collectAssignedNames(h.body, out, withDefs);
+      }
+      collectAssignedNames(t.orelse, out, withDefs);
+      collectAssignedNames(t.finalbody, out, withDefs);
+      break;
+    }
     case StmtKind::FunctionDef:
       if (withDefs) out.insert(static_cast<const FunctionDef &>(*s).name);
       break;

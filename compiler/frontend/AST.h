@@ -179,7 +179,7 @@ struct ComprehensionExpr : Expr {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, AnnAssign, For, While, If, Return, Pass, Break,
-  Continue, Assert, FunctionDef, Import, ImportFrom, Global, Raise, With
+  Continue, Assert, FunctionDef, Import, ImportFrom, Global, Raise, With, Try
 };
 
 struct Stmt {
@@ -240,7 +240,22 @@ struct WithStmt : Stmt {
   StmtList body;
   explicit WithStmt(Location l) : Stmt(StmtKind::With, l) {}
 };
-/// raise [exc]: host code ends the run with exc's message, located here.
+/// except [type [as name]]: body -- one handler of a TryStmt (type null:
+/// a bare except).
+struct ExceptHandler {
+  Location loc;
+  ExprPtr type;        ///< may be null
+  std::string name;    ///< empty without 'as'
+  StmtList body;
+};
+/// try: body (except ...)* [else: orelse] [finally: finalbody] -- host code.
+struct TryStmt : Stmt {
+  StmtList body, orelse, finalbody;
+  std::vector<ExceptHandler> handlers;
+  explicit TryStmt(Location l) : Stmt(StmtKind::Try, l) {}
+};
+/// raise [exc]: host code raises exc (its message, located here); a
+/// try/except may catch it, else it ends the run.
 struct RaiseStmt : Stmt {
   ExprPtr exc; // may be null (a bare raise)
   explicit RaiseStmt(Location l) : Stmt(StmtKind::Raise, l) {}

@@ -134,6 +134,7 @@ const char *stmtKindName(StmtKind k) {
   case StmtKind::For: return "For";
   case StmtKind::While: return "While";
   case StmtKind::With: return "With";
+  case StmtKind::Try: return "Try";
   case StmtKind::If: return "If";
   case StmtKind::Return: return "Return";
   case StmtKind::Raise: return "Raise";
@@ -350,6 +351,19 @@ void Dumper::stmtChildren(const Stmt &s) {
     return optionalExpr("value=", static_cast<const ReturnStmt &>(s).value);
   case StmtKind::Raise:
     return optionalExpr("exc=", static_cast<const RaiseStmt &>(s).exc);
+  case StmtKind::Try: {
+    const auto &t = static_cast<const TryStmt &>(s);
+    stmts("body", t.body);
+    for (const ExceptHandler &h : t.handlers) {
+      optionalExpr(h.name.empty() ? "except=" : "except " + h.name + "=", h.type);
+      stmts("handler", h.body);
+    }
+    if (!t.orelse.empty())
+      stmts("orelse", t.orelse);
+    if (!t.finalbody.empty())
+      stmts("finally", t.finalbody);
+    return;
+  }
   case StmtKind::Assert: {
     const auto &a = static_cast<const AssertStmt &>(s);
     expr(*a.test, "test=");

@@ -52,8 +52,7 @@ constexpr Spelled kKeywords[] = {
 
 /// Python keywords that tile files may not use.
 constexpr std::string_view kUnsupportedKeywords[] = {
-    "async", "await", "class", "del", "except", "finally",
-    "nonlocal", "try", "yield"};
+    "async", "await", "class", "del", "nonlocal", "yield"};
 
 bool isOpeningBracket(TokenKind k) {
   return k == TokenKind::LParen || k == TokenKind::LBracket || k == TokenKind::LBrace;

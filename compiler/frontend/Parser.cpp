@@ -189,6 +189,7 @@ private:
   StmtPtr parseIf();
   StmtPtr parseWhile();
   StmtPtr parseWith();
+  StmtPtr parseTry();
   StmtPtr parseFor();
   StmtPtr parseDecorated();
   StmtPtr parseFunctionDef(std::vector<ExprPtr> decorators);
@@ -259,6 +260,8 @@ void Parser::parseStatement(StmtList &out) {
     return out.push_back(parseWhile());
   case TokenKind::KwWith:
     return out.push_back(parseWith());
+  case TokenKind::KwTry:
+    return out.push_back(parseTry());
   case TokenKind::KwFor:
     return out.push_back(parseFor());
   case TokenKind::KwDef:
@@ -269,6 +272,9 @@ void Parser::parseStatement(StmtList &out) {
   case TokenKind::KwElse:
     fail(cur().loc, fmt::format("'{}' does not follow an 'if' block at the same indentation",
                                 cur().text));
+  case TokenKind::KwExcept:
+  case TokenKind::KwFinally:
+    fail(cur().loc, fmt::format("'{}' does not follow a 'try' block at the same indentation", cur().text));
   default:
     return parseSimpleStatements(out);
   }
@@ -321,6 +327,7 @@ StmtPtr Parser::parseSmallStatement() {
   case TokenKind::KwIf:
   case TokenKind::KwWhile:
   case TokenKind::KwWith:
+  case TokenKind::KwTry:
   case TokenKind::KwFor:
   case TokenKind::KwDef:
   case TokenKind::At:
@@ -543,6 +550,50 @@ StmtPtr Parser::parseWith() {
     fail(cur().loc, "'with' takes one context manager here; nest the statements");
   expect(TokenKind::Colon, "expected ':' after the 'with' context");
   s->body = parseBlock(kw, "'with' statement");
+  return s;
+}
+
+// try = 'try' ':' block ('except' [test ['as' NAME]] ':' block)*
+//       ['else' ':' block] ['finally' ':' block]   (an except or a finally)
+StmtPtr Parser::parseTry() {
+  const Token &kw = advance();
+  auto s = std::make_unique<TryStmt>(kw.loc);
+  expect(TokenKind::Colon, "expected ':' after 'try'");
+  s->body = parseBlock(kw, "'try' statement");
+  while (at(TokenKind::KwExcept)) {
+    const Token &ex = advance();
+    ExceptHandler h;
+    h.loc = ex.loc;
+    if (!at(TokenKind::Colon)) {
+      if (!s->handlers.empty() && !s->handlers.back().type)
+        fail(ex.loc, "a bare 'except:' must be the last handler");
+      h.type = parseTest();
+      if (accept(TokenKind::KwAs)) {
+        if (!at(TokenKind::Name))
+          failHere("expected a name after 'as'");
+        h.name = advance().text;
+      }
+    } else if (!s->handlers.empty() && !s->handlers.back().type) {
+      fail(ex.loc, "a bare 'except:' must be the last handler");
+    }
+    expect(TokenKind::Colon, "expected ':' after the 'except' clause");
+    h.body = parseBlock(ex, "'except' clause");
+    s->handlers.push_back(std::move(h));
+  }
+  if (at(TokenKind::KwElse)) {
+    const Token &e = advance();
+    if (s->handlers.empty())
+      fail(e.loc, "'else' after 'try' needs an 'except' clause before it");
+    expect(TokenKind::Colon, "expected ':' after 'else'");
+    s->orelse = parseBlock(e, "'else' clause");
+  }
+  if (at(TokenKind::KwFinally)) {
+    const Token &f = advance();
+    expect(TokenKind::Colon, "expected ':' after 'finally'");
+    s->finalbody = parseBlock(f, "'finally' clause");
+  }
+  if (s->handlers.empty() && s->finalbody.empty())
+    fail(kw.loc, "'try' needs an 'except' or a 'finally' clause");
   return s;
 }
 

@@ -36,7 +36,8 @@ namespace tile::frontend {
   X(KwGlobal, "global") X(KwIf, "if") X(KwImport, "import") X(KwIn, "in")      \
   X(KwIs, "is") X(KwLambda, "lambda") X(KwNone, "None") X(KwNot, "not")        \
   X(KwOr, "or") X(KwPass, "pass") X(KwRaise, "raise") X(KwReturn, "return")    \
-  X(KwTrue, "True") X(KwWhile, "while") X(KwWith, "with")
+  X(KwTrue, "True") X(KwWhile, "while") X(KwWith, "with") X(KwTry, "try")      \
+  X(KwExcept, "except") X(KwFinally, "finally")
 
 enum class TokenKind {
   Name,    ///< identifier; text is the name

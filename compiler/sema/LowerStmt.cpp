@@ -190,6 +190,8 @@ Flow Lowerer::lowerStmt(const ast::StmtList &stmts, size_t i, const Cont *k) {
   case StmtKind::Pass: return Flow::Next;
   case StmtKind::With:
     fail(s.loc, "'with' is host code: not supported in kernels");
+  case StmtKind::Try:
+    fail(s.loc, "'try' is host code: not supported in kernels (Triton's @jit rejects it too)");
   case StmtKind::Raise:
     fail(s.loc, "'raise' is host code: not supported in kernels (Triton's @jit rejects it too); use "
                 "tl.static_assert for a compile-time check or tl.device_assert at run time");

@@ -88,6 +88,13 @@ private:
   /// not for ranges, which execFor walks without a list.
   std::vector<Value> iterItems(const Value &v, Location loc);
   Flow execWhile(const ast::WhileStmt &s, Scope &scope, Value &ret);
+  /// try/except/else/finally (HostTry.cpp): the errors of host code and of
+  /// launches are catchable, as Python exceptions named by their message's
+  /// "Type: " prefix (RuntimeError without one, AssertionError for failed
+  /// asserts); interrupts, timeouts and runaway recursion are not.
+  Flow execTry(const ast::TryStmt &s, Scope &scope, Value &ret);
+  Flow runFinally(const ast::TryStmt &s, Scope &scope, Value &ret, Flow inner);
+  [[noreturn]] void execRaise(const ast::RaiseStmt &s, Scope &scope);
   void execAssign(const ast::AssignStmt &s, Scope &scope, bool moduleLevel);
   void execAugAssign(const ast::AugAssignStmt &s, Scope &scope);
   void execAssert(const ast::AssertStmt &s, Scope &scope);
@@ -124,6 +131,9 @@ private:
   std::shared_ptr<Scope> module_;
   std::map<std::string, Value> builtins_;
   int depth_ = 0;
+  /// The exceptions the enclosing except clauses handle, innermost last
+  /// (a bare `raise` re-raises the last).
+  std::vector<CompileError> handling_;
   BenchWork pendingWork_;
   std::vector<std::weak_ptr<Scope>> closureScopes_;
   size_t closureScopesPruneAt_ = 64;

@@ -823,9 +823,10 @@ void addPython(std::map<std::string, Value> &t) {
   t["Tensor"] = builtin("Tensor", [](Evaluator &, CallArgs &) -> Value {   // for isinstance(x, torch.Tensor)
     throw HostError("torch.Tensor(...) is not supported in host code: use tensor(data) or zeros(shape)");
   });
-  // exceptions: `raise ValueError("msg")` ends the run with "ValueError: msg"
-  for (const char *name : {"Exception", "ValueError", "RuntimeError", "TypeError", "AssertionError", "KeyError",
-                           "IndexError", "NotImplementedError"})
+  // exceptions: `raise ValueError("msg")` raises "ValueError: msg" (HostTry.cpp)
+  for (const char *name : {"Exception", "BaseException", "ValueError", "RuntimeError", "TypeError", "AssertionError",
+                           "KeyError", "IndexError", "LookupError", "ZeroDivisionError", "ArithmeticError",
+                           "OverflowError", "AttributeError", "NotImplementedError"})
     t[name] = builtin(name, [name](Evaluator &, CallArgs &c) {
       ArgParser p(c, name, {"message="});
       return Value(p.has("message") ? fmt::format("{}: {}", name, str(p.get("message"))) : std::string(name));

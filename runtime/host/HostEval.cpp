@@ -219,14 +219,8 @@ Evaluator::Flow Evaluator::exec(const Stmt &s, Scope &scope, Value &ret) {
     return Flow::Return;
   }
   case StmtKind::Pass: return Flow::Normal;
-  case StmtKind::Raise: {
-    // no try/except in host code: a raise ends the run with its message
-    const auto &r = static_cast<const RaiseStmt &>(s);
-    Value exc = r.exc ? eval(*r.exc, scope) : Value(std::string("RuntimeError: No active exception to reraise"));
-    if (!exc.is<std::string>() && r.exc->kind == ExprKind::Name)   // raise ValueError
-      exc = static_cast<const NameExpr &>(*r.exc).id;
-    fail(s.loc, exc.is<std::string>() ? exc.as<std::string>() : str(exc));
-  }
+  case StmtKind::Raise: execRaise(static_cast<const RaiseStmt &>(s), scope);
+  case StmtKind::Try: return execTry(static_cast<const TryStmt &>(s), scope, ret);
   case StmtKind::Break: return Flow::Break;
   case StmtKind::Continue: return Flow::Continue;
   case StmtKind::Assert: execAssert(static_cast<const AssertStmt &>(s), scope); return Flow::Normal;

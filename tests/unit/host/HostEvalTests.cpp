@@ -112,6 +112,73 @@ TEST_CASE("list and dict methods") {
         std::string::npos);
 }
 
+TEST_CASE("try, except, else, finally, raise") {
+  RunResult r = runHost("def f(x):\n"
+                        "    try:\n"
+                        "        return x / 2\n"
+                        "    finally:\n"
+                        "        print('finally in f')\n"
+                        "def g():\n"
+                        "    for i in range(5):\n"
+                        "        try:\n"
+                        "            if i == 1:\n"
+                        "                continue\n"
+                        "            if i == 2:\n"
+                        "                break\n"
+                        "        finally:\n"
+                        "            print('fin', i)\n"
+                        "    return i\n"
+                        "def main():\n"
+                        "    try:\n"
+                        "        raise ValueError('bad value')\n"
+                        "    except (KeyError, ValueError) as e:\n"
+                        "        print('caught', e)\n"
+                        "    try:\n"
+                        "        assert 1 == 2, 'nope'\n"
+                        "    except AssertionError as e:\n"
+                        "        print('assert:', e)\n"
+                        "    try:\n"
+                        "        x = [1][5]\n"
+                        "    except Exception as e:\n"
+                        "        print('generic')\n"
+                        "    try:\n"
+                        "        pass\n"
+                        "    except ValueError:\n"
+                        "        print('never')\n"
+                        "    else:\n"
+                        "        print('else ran')\n"
+                        "    print(f(3), g())\n"
+                        "    try:\n"
+                        "        try:\n"
+                        "            raise KeyError('k')\n"
+                        "        except ValueError:\n"
+                        "            print('wrong')\n"
+                        "        finally:\n"
+                        "            print('inner finally')\n"
+                        "    except LookupError as e:\n"
+                        "        print('outer', e)\n"
+                        "    try:\n"
+                        "        try:\n"
+                        "            raise TypeError('t')\n"
+                        "        except TypeError as e:\n"
+                        "            raise\n"
+                        "    except TypeError as e:\n"
+                        "        print('reraised', e)\n"
+                        "    try:\n"
+                        "        raise RuntimeError('r')\n"
+                        "    except:\n"
+                        "        print('bare')\n"
+                        "    raise ValueError('uncaught')\n");
+  CHECK(r.out == "caught bad value\nassert: nope\ngeneric\nelse ran\nfinally in f\nfin 0\nfin 1\nfin 2\n1.5 2\n"
+                 "inner finally\nouter k\nreraised t\nbare\n");
+  CHECK(r.error.find("ValueError: uncaught") != std::string::npos);
+  // an unmatched handler lets the error through; a kernel-side try is an error
+  CHECK(runHost("def main():\n    try:\n        raise KeyError('x')\n    except ValueError:\n        pass\n")
+            .error.find("KeyError: x") != std::string::npos);
+  CHECK(runHost("def main():\n    try:\n        x = 1\n    print(x)\n").error.find("'try' needs an 'except' or a "
+                                                                             "'finally' clause") != std::string::npos);
+}
+
 TEST_CASE("f-strings, str.format, string methods") {
   RunResult r = runHost("def main():\n"
                         "    x = 3.14159\n"
