@@ -284,7 +284,7 @@ driver::CacheKey diskKey(const Flow &f, const host::AutotuneSpec &at, const std:
   const ContextImpl &ctx = *f.p.ctx;
   const ast::FunctionDef &kernel = *f.st.kernel;
   driver::CacheKey k;
-  k.source = SourceManager::global().text(kernel.loc.file);
+  k.source = driver::programSourceText(*f.p.program, kernel);
   k.sourcePath = SourceManager::global().path(kernel.loc.file);
   k.kernel = "autotune:" + kernel.name;
   k.specialization = key;

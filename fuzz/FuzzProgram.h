@@ -15,7 +15,7 @@ namespace tile::fuzz {
 /// located diagnostic (else the fuzzer reports a bug); it gives null.
 inline std::shared_ptr<const sema::Program> loadProgramOrNull(const std::string &text) {
   try {
-    return driver::loadProgramFromString("fuzz.tile", text);
+    return driver::loadProgramFromString("fuzz.tile", text, {}, /*fileImports=*/false);
   } catch (const CompileError &e) {
     checkLocated(e, text);
     return nullptr;

@@ -248,11 +248,23 @@ std::string CacheKey::describe() const {
   return fmt::format("{} [{}] w{} s{} {}", kernel, specialization, numWarps, numStages, arch);
 }
 
+std::string programSourceText(const sema::Program &prog, const ast::FunctionDef &kernel) {
+  const SourceManager &sm = SourceManager::global();
+  std::string text = sm.text(kernel.loc.file);
+  for (int id : prog.module->importedFiles)
+    if (id != kernel.loc.file)
+      text += fmt::format("\n#import {} {} bytes\n{}", sm.path(id), sm.text(id).size(), sm.text(id));
+  if (kernel.loc.file != prog.module->fileId && !prog.module->importedFiles.empty())
+    text += fmt::format("\n#importer {} {} bytes\n{}", sm.path(prog.module->fileId),
+                        sm.text(prog.module->fileId).size(), sm.text(prog.module->fileId));
+  return text;
+}
+
 CacheKey kernelCacheKey(const sema::Program &prog, const ast::FunctionDef &kernel, const sema::Specialization &spec,
                         const PipelineOptions &pipeline, int numWarps, int numStages, const std::string &arch,
                         const std::string &backendVersion) {
   CacheKey k;
-  k.source = SourceManager::global().text(kernel.loc.file);
+  k.source = programSourceText(prog, kernel);
   k.sourcePath = SourceManager::global().path(kernel.loc.file);
   k.kernel = kernel.name;
   k.specialization = spec.key();

@@ -37,6 +37,11 @@ struct CacheKey {
   std::string describe() const;
 };
 
+/// The cache key's source text of a kernel of prog: its file's text, then
+/// each imported .tile file's path and text (helpers and constants may live
+/// in any of them).
+std::string programSourceText(const sema::Program &prog, const ast::FunctionDef &kernel);
+
 /// The key of one GPU compilation: the kernel's whole source file (helpers
 /// and module constants live there), the program's globals (-D overrides),
 /// the pipeline options and cacheCompilerVersion() plus backendVersion.

@@ -82,18 +82,26 @@ std::string PipelineOptions::key() const { return optimize ? "O1" : "O0"; }
 
 namespace {
 
-/// Parses registered file id; with a dump directory, writes the "tokens"
-/// and "ast" stages first.
-std::shared_ptr<const sema::Program> parseWithDumps(int id, const std::string &path, const std::string &dumpTo) {
+/// Parses registered file id (and the .tile files it imports, with
+/// fileImports); with a dump directory, writes the "tokens" and "ast"
+/// stages first.
+std::shared_ptr<const sema::Program> parseWithDumps(int id, const std::string &path, const std::string &dumpTo,
+                                                    bool fileImports = true) {
+  auto parse = [&] {
+    auto module = frontend::parseFile(id);
+    if (fileImports)
+      frontend::spliceImports(*module);
+    return module;
+  };
   std::string dir = dumpTo.empty() ? dumpDir() : dumpTo;
   if (!dir.empty()) {
     std::string unit = std::filesystem::path(path).stem().string();
     writeDump(dir, unit, "tokens", "txt", frontend::dumpTokens(frontend::lex(id)));
-    auto module = frontend::parseFile(id);
+    auto module = parse();
     writeDump(dir, unit, "ast", "txt", frontend::dumpAST(*module));
     return std::make_shared<const sema::Program>(module);
   }
-  return timed("parse", [&] { return std::make_shared<const sema::Program>(frontend::parseFile(id)); });
+  return timed("parse", [&] { return std::make_shared<const sema::Program>(parse()); });
 }
 
 } // namespace
@@ -103,8 +111,8 @@ std::shared_ptr<const sema::Program> loadProgram(const std::string &path, const 
 }
 
 std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text,
-                                                           const std::string &dumpTo) {
-  return parseWithDumps(SourceManager::global().addFile(path, text), path, dumpTo);
+                                                           const std::string &dumpTo, bool fileImports) {
+  return parseWithDumps(SourceManager::global().addFile(path, text), path, dumpTo, fileImports);
 }
 
 std::string dumpDirOf(const PipelineOptions &opts) { return opts.dumpDir.empty() ? dumpDir() : opts.dumpDir; }

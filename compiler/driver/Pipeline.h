@@ -59,10 +59,13 @@ struct PipelineOptions {
 
 /// Stage "parse": reads and parses a file (or text) into a Program. With a
 /// dump directory (Dump.h), loadProgram writes the "tokens" and "ast" stages.
-/// dumpTo: the dump directory (empty: dumpDir()'s).
+/// dumpTo: the dump directory (empty: dumpDir()'s). `from NAME import ...`
+/// of a .tile file splices that file in (frontend::spliceImports), relative
+/// to path's folder, unless fileImports is off (the fuzzers, which must not
+/// read files).
 std::shared_ptr<const sema::Program> loadProgram(const std::string &path, const std::string &dumpTo = {});
 std::shared_ptr<const sema::Program> loadProgramFromString(const std::string &path, const std::string &text,
-                                                           const std::string &dumpTo = {});
+                                                           const std::string &dumpTo = {}, bool fileImports = true);
 /// The dump directory for opts: its own, else dumpDir()'s.
 std::string dumpDirOf(const PipelineOptions &opts);
 

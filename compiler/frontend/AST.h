@@ -310,6 +310,9 @@ struct GlobalStmt : Stmt {
 struct Module {
   int fileId = -1;
   StmtList body;
+  /// The .tile files spliced in by `from NAME import ...` (Imports.h), in
+  /// the order they were read: their text is part of every kernel's cache key.
+  std::vector<int> importedFiles;
 };
 
 /// The names a statement list assigns, at any depth of if/for/while (Python

@@ -26,6 +26,17 @@ std::shared_ptr<ast::Module> parseFile(int fileId);
 /// Registers `text` under `path` in SourceManager::global(), then parses it.
 std::shared_ptr<ast::Module> parseString(std::string path, std::string text);
 
+/// Splices the .tile files module's top-level `from NAME import ...`
+/// statements name (NAME.tile, or a/b.tile for `a.b`, relative to the
+/// importing file's folder) into module: their top-level statements, less
+/// their `main`, go where the import stood, each file once, recursively; an
+/// `as` alias becomes `alias = name`. Imports of torch, triton, numpy, tile,
+/// math and __future__ stay as they are. Located errors: a missing file or
+/// name, a cycle, `import NAME` of a .tile file, and a top-level name bound in
+/// two files (the files share one namespace: a kernel must not silently see
+/// another file's constant of the same name). Imports.cpp.
+void spliceImports(ast::Module &module);
+
 /// An indented S-expression per node, with line:col, e.g.
 ///   (Assign 4:5
 ///     (Name 4:5 pid_m)

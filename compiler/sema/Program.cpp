@@ -73,6 +73,14 @@ Program::Program(std::shared_ptr<const ast::Module> m) : module(std::move(m)) {
         target = a.target.get(), value = a.value.get();
       }
       if (!target || !value || target->kind != ast::ExprKind::Name) break;
+      if (value->kind == ast::ExprKind::Name) {   // `alias = helper` (an imported name's `as`)
+        auto &to = static_cast<const ast::NameExpr &>(*target).id;
+        auto &from = static_cast<const ast::NameExpr &>(*value).id;
+        if (auto it = jitFunctions.find(from); it != jitFunctions.end()) {
+          jitFunctions[to] = it->second;
+          break;
+        }
+      }
       try {
         globals[static_cast<const ast::NameExpr &>(*target).id] = consts.evalConst(*value);
       } catch (const CompileError &) {
