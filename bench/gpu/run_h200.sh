@@ -61,13 +61,10 @@ step() {
 : > "$out/bench-tile.txt"
 : > "$out/bench-sweep.txt"
 if [[ " $parts " == *" seed "* ]]; then
-  cat "$root/dsl_examples/vector_add.tile" "$root/dsl_examples/lesson2_matmul.tile" "$root/bench/gpu/cases.tile" \
-    > "$out/bench_cases_all.tile"
-  step "tilec bench cases" "$build/bin/tilec" bench "$out/bench_cases_all.tile" \
+  step "tilec bench cases" "$build/bin/tilec" bench "$root/bench/gpu/cases.tile" \
     > "$out/bench-tile.txt" 2>> "$out/bench-tile.err"
   echo "tilec bench exit $?" >> "$out/bench-tile.err"
-  cat "$root/dsl_examples/lesson2_matmul.tile" "$root/bench/gpu/sweep.tile" > "$out/bench_sweep_all.tile"
-  step "tilec bench sweep" "$build/bin/tilec" bench "$out/bench_sweep_all.tile" > "$out/bench-sweep.txt" 2>&1
+  step "tilec bench sweep" "$build/bin/tilec" bench "$root/bench/gpu/sweep.tile" > "$out/bench-sweep.txt" 2>&1
   echo "tilec bench sweep exit $?" >> "$out/bench-tile.err"
 fi
 

@@ -88,12 +88,25 @@ private:
     return ec ? path : p.string();
   }
 
+  /// NAME.tile (a/b.tile for a.b) beside the importer, else in the nearest
+  /// folder above it that has it (a project's root: bench/gpu/cases.tile
+  /// imports dsl_examples.vector_add); the beside path when none has it.
   static std::filesystem::path fileFor(const std::string &module, const std::string &importer) {
     std::string rel = module;
     for (char &c : rel)
       if (c == '.')
         c = '/';
-    return std::filesystem::path(importer).parent_path() / (rel + ".tile");
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::absolute(importer, ec).parent_path();
+    std::filesystem::path beside = std::filesystem::path(importer).parent_path() / (rel + ".tile");
+    for (int up = 0; up < 64 && !dir.empty(); ++up) {
+      if (std::filesystem::is_regular_file(dir / (rel + ".tile"), ec))
+        return up == 0 ? beside : dir / (rel + ".tile");
+      if (dir == dir.parent_path())
+        break;
+      dir = dir.parent_path();
+    }
+    return beside;
   }
 
   void rejectFileImport(const ImportStmt &s, const std::string &importer) const {
@@ -112,8 +125,8 @@ private:
     std::filesystem::path file = fileFor(s.module, importer);
     if (!std::filesystem::is_regular_file(file))
       fail(s.loc, fmt::format("cannot import from '{}': no file {} (tile imports .tile files by their path "
-                              "relative to the importing file; the host's modules are torch, triton, "
-                              "triton.language, numpy, tile and math)",
+                              "relative to the importing file or a folder above it; the host's modules are "
+                              "torch, triton, triton.language, numpy, tile and math)",
                               s.module, file.string()));
     std::string key = canonical(file.string());
     for (size_t i = 0; i < stack_.size(); ++i)

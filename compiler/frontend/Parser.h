@@ -28,7 +28,7 @@ std::shared_ptr<ast::Module> parseString(std::string path, std::string text);
 
 /// Splices the .tile files module's top-level `from NAME import ...`
 /// statements name (NAME.tile, or a/b.tile for `a.b`, relative to the
-/// importing file's folder) into module: their top-level statements, less
+/// importing file's folder or the nearest folder above it that has it) into module: their top-level statements, less
 /// their `main`, go where the import stood, each file once, recursively; an
 /// `as` alias becomes `alias = name`. Imports of torch, triton, numpy, tile,
 /// math and __future__ stay as they are. Located errors: a missing file or
