@@ -61,8 +61,8 @@ bool hasTuningDecorator(const ast::FunctionDef &fn) {
 /// the launch checks (host code is dynamic Python).
 class Checker {
 public:
-  Checker(const sema::Program &prog, std::vector<CompileError> &errors)
-      : prog_(prog), lowerer_(prog, nullptr), errors_(errors) {}
+  Checker(const sema::Program &prog, std::vector<CompileError> &errors, const std::set<std::string> &hostNames)
+      : prog_(prog), lowerer_(prog, nullptr), errors_(errors), hostNames_(hostNames) {}
 
   void checkKernel(const ast::FunctionDef &fn) {
     kernel_ = true;
@@ -76,11 +76,46 @@ public:
 
   void checkHost(const ast::FunctionDef &fn) {
     kernel_ = false;
-    stmts(fn.body);
+    locals_.clear();
+    hostFunction(fn);
   }
 
 private:
   void error(Location loc, std::string msg) { errors_.emplace_back(loc, std::move(msg)); }
+
+  /// A host def's body, its parameters and the names it binds local (a
+  /// nested def also sees the enclosing function's).
+  void hostFunction(const ast::FunctionDef &fn) {
+    std::set<std::string> saved = locals_;
+    for (const ast::Param &p : fn.params) {
+      locals_.insert(p.name);
+      if (p.defaultValue) expr(*p.defaultValue);
+    }
+    ast::collectAssignedNames(fn.body, locals_, /*withDefs=*/true);
+    for (const auto &s : fn.body)
+      if (s->kind == StmtKind::Global)
+        for (const std::string &n : static_cast<const ast::GlobalStmt &>(*s).names) locals_.insert(n);
+    stmts(fn.body);
+    locals_ = std::move(saved);
+  }
+
+  /// A name host code reads: a local, a module-level binding or a host
+  /// builtin (hostNames_: empty when the caller has no host evaluator, and
+  /// then nothing is checked).
+  void hostName(const ast::NameExpr &n) {
+    if (hostNames_.empty() || locals_.count(n.id) || hostNames_.count(n.id)) return;
+    std::vector<std::string> candidates(locals_.begin(), locals_.end());
+    candidates.insert(candidates.end(), hostNames_.begin(), hostNames_.end());
+    error(n.loc, fmt::format("name '{}' is not defined{}", n.id, didYouMean(n.id, candidates)));
+  }
+
+  /// A call of a host def by name: the arguments its parameters take.
+  void hostCallArity(const ast::CallExpr &c) {
+    if (c.func->kind != ExprKind::Name || locals_.count(static_cast<const ast::NameExpr &>(*c.func).id)) return;
+    auto it = prog_.hostFunctions.find(static_cast<const ast::NameExpr &>(*c.func).id);
+    if (it == prog_.hostFunctions.end()) return;
+    if (auto p = arityProblem(*it->second, c, {})) error(c.loc, *p);
+  }
 
   /// The static meaning of a name or attribute chain in a kernel, when it
   /// has one (namespaces, @jit functions, constants); nullopt for locals
@@ -126,6 +161,7 @@ private:
         return;
       }
       expr(*c.func);
+      hostCallArity(c);
       return;
     }
     std::optional<sema::Val> f = resolve(*c.func);
@@ -137,6 +173,7 @@ private:
     switch (e.kind) {
     case ExprKind::Name:
       if (kernel_) resolve(e);
+      else hostName(static_cast<const ast::NameExpr &>(e));
       return;
     case ExprKind::Attribute:
       if (kernel_) resolve(e);
@@ -287,7 +324,7 @@ private:
       return;
     }
     case StmtKind::FunctionDef:
-      if (!kernel_) stmts(static_cast<const ast::FunctionDef &>(s).body);
+      if (!kernel_) hostFunction(static_cast<const ast::FunctionDef &>(s));
       return;
     default: return;
     }
@@ -296,15 +333,26 @@ private:
   const sema::Program &prog_;
   sema::Lowerer lowerer_;
   std::vector<CompileError> &errors_;
+  const std::set<std::string> &hostNames_;
   std::set<std::string> locals_;
   bool kernel_ = true;
 };
 
 } // namespace
 
-std::vector<CompileError> checkProgram(const sema::Program &prog) {
+std::vector<CompileError> checkProgram(const sema::Program &prog, const std::set<std::string> &hostBuiltins) {
   std::vector<CompileError> errors;
-  Checker checker(prog, errors);
+  // what host functions may read besides their locals: the builtins and
+  // every module-level binding (defs, assignments, imports, loop targets)
+  std::set<std::string> hostNames;
+  if (!hostBuiltins.empty()) {
+    hostNames = hostBuiltins;
+    ast::collectAssignedNames(prog.module->body, hostNames, /*withDefs=*/true);
+    for (const auto &[alias, path] : prog.imports) hostNames.insert(alias);
+    for (const auto &[name, v] : prog.globals) hostNames.insert(name);
+    for (const char *n : {"__name__", "__file__"}) hostNames.insert(n);
+  }
+  Checker checker(prog, errors, hostNames);
   for (const auto &s : prog.module->body) {
     if (s->kind != StmtKind::FunctionDef) continue;
     auto &fn = static_cast<const ast::FunctionDef &>(*s);

@@ -9,11 +9,16 @@
 
 #include "sema/Lower.h"
 
+#include <set>
 #include <vector>
 
 namespace tile::driver {
 
-/// Every problem found, in source order (not only the first).
-std::vector<CompileError> checkProgram(const sema::Program &prog);
+/// Every problem found, in source order (not only the first). With
+/// hostBuiltins (the host evaluator's builtin names: host::builtinNames()),
+/// host functions are checked too: every name they read is bound (a local,
+/// a module-level binding, a builtin) and calls of host defs by name pass
+/// arguments the def accepts.
+std::vector<CompileError> checkProgram(const sema::Program &prog, const std::set<std::string> &hostBuiltins = {});
 
 } // namespace tile::driver

@@ -738,6 +738,14 @@ Value Evaluator::callFunction(const FunctionVal &fn, CallArgs &args) {
 
 // ------------------------------------------------------------------ entry
 
+std::set<std::string> builtinNames() {
+  std::map<std::string, Value> table;
+  installBuiltins(table);
+  std::set<std::string> names;
+  for (const auto &[name, v] : table) names.insert(name);
+  return names;
+}
+
 int runHostProgram(const sema::Program &prog, Launcher &launcher, const HostOptions &opts) {
   Evaluator ev(prog, launcher, opts);
   return ev.run();

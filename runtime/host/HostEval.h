@@ -17,6 +17,7 @@
 #include <optional>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 
 namespace tile::host {
@@ -40,6 +41,10 @@ struct HostOptions {
   /// (fuzz-host runs programs whose paths are random bytes).
   bool fileAccess = true;
 };
+
+/// The names host code can use without defining them (its builtins:
+/// zeros, print, float32, ...), for `tilec check`'s host checks.
+std::set<std::string> builtinNames();
 
 /// Runs prog's module body, then its entry function. Returns the exit
 /// status: 0, or the int that the entry function returns. Throws
