@@ -378,6 +378,8 @@ void Evaluator::assignTarget(const Expr &target, const Value &v, Scope &scope) {
   switch (target.kind) {
   case ExprKind::Name: {
     const std::string &id = static_cast<const NameExpr &>(target).id;
+    if (v.is<Tensor>() && v.as<Tensor>().defined())
+      v.as<Tensor>().storage()->nameAfter(id);   // out-of-bounds messages name the variable
     targetScope(scope, id).vars[id] = v;
     return;
   }

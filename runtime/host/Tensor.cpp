@@ -108,6 +108,15 @@ Storage::Storage(int64_t bytes, std::string name) : bytes_(bytes), name_(std::mo
   interp::MemoryMap::global().add(data_, uint64_t(bytes), name_);
 }
 
+void Storage::nameAfter(const std::string &variable) {
+  if (named_ || variable.empty() || variable[0] == '_')
+    return;
+  named_ = true;
+  size_t space = name_.find(' ');
+  name_ = fmt::format("tensor '{}'{}", variable, space == std::string::npos ? "" : name_.substr(space));
+  interp::MemoryMap::global().rename(data_, name_);
+}
+
 Storage::~Storage() {
   interp::MemoryMap::global().remove(data_);
   std::free(data_);

@@ -41,11 +41,16 @@ public:
   uint8_t *data() const { return data_; }
   int64_t bytes() const { return bytes_; }
   const std::string &name() const { return name_; }
+  /// The first host variable bound to this storage names it in the
+  /// interpreter's messages: "tensor 'x' float32[64]" instead of
+  /// "tensor#3 float32[64]". Later bindings change nothing.
+  void nameAfter(const std::string &variable);
 
 private:
   uint8_t *data_ = nullptr;
   int64_t bytes_ = 0;
   std::string name_;
+  bool named_ = false;
 };
 
 class Tensor {

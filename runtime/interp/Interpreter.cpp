@@ -23,6 +23,12 @@ void MemoryMap::add(const void *base, uint64_t bytes, std::string name) {
   regions_[b] = MemoryRegion{b, bytes, std::move(name)};
 }
 
+void MemoryMap::rename(const void *base, std::string name) {
+  std::lock_guard lock(mu_);
+  if (auto it = regions_.find(reinterpret_cast<uint64_t>(base)); it != regions_.end())
+    it->second.name = std::move(name);
+}
+
 void MemoryMap::remove(const void *base) {
   std::lock_guard lock(mu_);
   regions_.erase(reinterpret_cast<uint64_t>(base));

@@ -34,6 +34,7 @@ public:
   static MemoryMap &global();
   void add(const void *base, uint64_t bytes, std::string name);
   void remove(const void *base);
+  void rename(const void *base, std::string name);
   /// The region containing [addr, addr+size), if any.
   bool find(uint64_t addr, uint64_t size, MemoryRegion &out) const;
   /// The region whose range contains addr, or the nearest one below it (for messages).
