@@ -468,7 +468,7 @@ Value Evaluator::evalInner(const Expr &e, Scope &scope) {
   case ExprKind::Str: return static_cast<const StrExpr &>(e).value;
   case ExprKind::Bool: return static_cast<const BoolExpr &>(e).value;
   case ExprKind::None: return Value();
-  case ExprKind::Ellipsis: fail(e.loc, "'...' is not supported in host code");
+  case ExprKind::Ellipsis: return EllipsisVal{};
   case ExprKind::Attribute: return evalAttribute(static_cast<const AttributeExpr &>(e), scope);
   case ExprKind::Subscript: return evalSubscript(static_cast<const SubscriptExpr &>(e), scope);
   case ExprKind::Slice: {

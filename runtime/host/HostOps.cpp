@@ -379,7 +379,18 @@ Value sliceSequence(const Value &seq, const Value &slice) {
 /// through them reach t, as NumPy's and torch's basic indexing).
 Value tensorIndex(const Tensor &t, const Value &index) {
   std::vector<Value> idx = index.is<TupleVal>() ? sequenceItems(index) : std::vector<Value>{index};
-  int64_t axes = std::count_if(idx.begin(), idx.end(), [](const Value &i) { return !i.isNone(); });
+  int64_t ellipses = std::count_if(idx.begin(), idx.end(), [](const Value &i) { return i.is<EllipsisVal>(); });
+  if (ellipses > 1)
+    throw HostError("an index can only have a single ellipsis ('...')");
+  int64_t axes = std::count_if(idx.begin(), idx.end(), [](const Value &i) { return !i.isNone() && !i.is<EllipsisVal>(); });
+  if (ellipses) {   // `...` stands for as many full slices as the other indices leave
+    auto at = std::find_if(idx.begin(), idx.end(), [](const Value &i) { return i.is<EllipsisVal>(); });
+    int64_t fill = std::max<int64_t>(0, t.ndim() - axes);
+    Value all = SliceVal{std::make_shared<const std::vector<Value>>(std::vector<Value>{Value(), Value(), Value()})};
+    at = idx.erase(at);
+    idx.insert(at, size_t(fill), all);
+    axes += fill;
+  }
   if (axes > t.ndim())
     throw HostError(fmt::format("too many indices for a tensor of {} dimensions: {}", t.ndim(), axes));
   Tensor r = t;

@@ -68,6 +68,7 @@ std::string typeName(const Value &v) {
     std::string operator()(const BuiltinVal &) { return "builtin_function"; }
     std::string operator()(const ModuleVal &) { return "module"; }
     std::string operator()(const SliceVal &) { return "slice"; }
+    std::string operator()(const EllipsisVal &) { return "ellipsis"; }
   };
   return std::visit(Namer{}, v.v);
 }
@@ -155,6 +156,8 @@ std::string repr(const Value &v) {
     return fmt::format("<kernel {}[grid]>", v.as<KernelGridVal>().def->name);
   if (v.is<BuiltinVal>())
     return fmt::format("<built-in function {}>", v.as<BuiltinVal>().name);
+  if (v.is<EllipsisVal>())
+    return "Ellipsis";
   if (v.is<SliceVal>())
     return "slice(" + joinRepr(*v.as<SliceVal>().parts) + ")";
   return fmt::format("<module '{}'>", v.as<ModuleVal>().name);
@@ -168,7 +171,7 @@ bool valuesEqual(const Value &a, const Value &b) {
   }
   if (a.v.index() != b.v.index())
     return false;
-  if (a.isNone())
+  if (a.isNone() || a.is<EllipsisVal>())
     return true;
   if (a.is<std::string>())
     return a.as<std::string>() == b.as<std::string>();

@@ -70,10 +70,13 @@ struct BuiltinVal {
 struct ModuleVal {
   std::string name;
 };
+/// `...` (Python's Ellipsis): in a tensor index, every axis not named.
+struct EllipsisVal {};
 
 struct Value {
   std::variant<NoneVal, bool, int64_t, double, std::string, TupleVal, ListVal, DictVal, Tensor,
-               DTypeVal, RangeVal, FunctionVal, KernelVal, KernelGridVal, BuiltinVal, ModuleVal, SliceVal>
+               DTypeVal, RangeVal, FunctionVal, KernelVal, KernelGridVal, BuiltinVal, ModuleVal, SliceVal,
+               EllipsisVal>
       v;
 
   Value() : v(NoneVal{}) {}

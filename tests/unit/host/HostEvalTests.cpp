@@ -179,6 +179,18 @@ TEST_CASE("try, except, else, finally, raise") {
                                                                              "'finally' clause") != std::string::npos);
 }
 
+TEST_CASE("ellipsis in tensor indexing") {
+  RunResult r = runHost("def main():\n"
+                        "    x = arange(24).reshape((2, 3, 4))\n"
+                        "    print(x[..., 0].shape, x[0, ...].shape, x[..., None].shape, x[1, ..., 2].tolist(), x[...].shape)\n"
+                        "    x[..., 1] = 7\n"
+                        "    print(x[0].tolist(), ...)\n");
+  CHECK(r.error == "");
+  CHECK(r.out == "(2, 3) (3, 4) (2, 3, 4, 1) [14, 18, 22] (2, 3, 4)\n[[0, 7, 2, 3], [4, 7, 6, 7], [8, 7, 10, 11]] Ellipsis\n");
+  CHECK(runHost("def main():\n    x = zeros((2, 2))\n    print(x[..., ...])\n").error.find("a single ellipsis") !=
+        std::string::npos);
+}
+
 TEST_CASE("f-strings, str.format, string methods") {
   RunResult r = runHost("def main():\n"
                         "    x = 3.14159\n"
