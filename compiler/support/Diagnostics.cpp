@@ -2,6 +2,7 @@
 #include "support/Diagnostics.h"
 #include "support/Files.h"
 
+#include <atomic>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -161,6 +162,13 @@ std::string escapeControls(std::string_view msg) {
   return cleanText(msg.substr(0, cut), false) + fmt::format("... ({} more bytes)", msg.size() - cut);
 }
 } // namespace
+
+namespace {
+std::atomic<bool> gDiagnosticColor{false};
+} // namespace
+
+void setDiagnosticColor(bool on) { gDiagnosticColor.store(on); }
+bool diagnosticColor() { return gDiagnosticColor.load(); }
 
 std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, bool color) {
   const char *label = sev == Severity::Error ? "error" : sev == Severity::Warning ? "warning" : "note";

@@ -52,10 +52,17 @@ private:
 
 enum class Severity { Error, Warning, Note };
 
+/// Whether diagnostics formatted without an explicit colour choice (the
+/// interpreter's and the GPU launcher's warnings) get ANSI colours: off
+/// unless a program turns it on (tilec: on a terminal, NO_COLOR /
+/// CLICOLOR_FORCE), so warnings and errors look alike.
+void setDiagnosticColor(bool on);
+bool diagnosticColor();
+
 /// `file:line:col: error: msg` + source line + caret, newline-terminated.
 /// color adds ANSI colours (the CLI decides: terminal and no NO_COLOR).
 std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg,
-                             bool color = false);
+                             bool color = diagnosticColor());
 
 /// A user error: bad source, bad launch, bad IR text.
 class CompileError : public std::runtime_error {
@@ -67,7 +74,7 @@ public:
   /// launch a kernel was specialized for), innermost first.
   std::vector<std::pair<Location, std::string>> notes;
   /// formatDiagnostic(Error, loc, msg), then each note's formatDiagnostic(Note, ...)
-  std::string formatted(bool color = false) const;
+  std::string formatted(bool color = diagnosticColor()) const;
 };
 
 [[noreturn]] void fail(Location loc, std::string msg);

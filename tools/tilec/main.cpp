@@ -344,6 +344,7 @@ std::string versionText() {
 
 int main(int argc, char **argv) {
   tile::enableGpuCompiler(); // tilec run launches through the API
+  setDiagnosticColor(useColor()); // warnings coloured as errors are
   CLI::App app{"tilec: a compiler for Triton-style tile kernels\n"
                "Exit status: 0 success, 1 a user error (with a diagnostic), 2 a usage error.",
                "tilec"};
