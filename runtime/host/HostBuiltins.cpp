@@ -238,6 +238,50 @@ Value softmaxFn(CallArgs &c, const char *name, bool log) {
   return log ? binary(BinaryOp::Sub, shifted, unary(UnaryOp::Log, total)) : binary(BinaryOp::Div, e, total);
 }
 
+/// layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5) and
+/// rms_norm(x, normalized_shape, weight=None, eps=None): torch's, over the
+/// trailing dims normalized_shape names, in x's float dtype (biased
+/// variance; rms_norm's eps defaults to the dtype's epsilon, as torch's).
+Value normFn(CallArgs &c, const char *name, bool rms) {
+  ArgParser p(c, name, rms ? std::vector<std::string>{"input", "normalized_shape", "weight=", "eps="}
+                           : std::vector<std::string>{"input", "normalized_shape", "weight=", "bias=", "eps="});
+  Tensor x = toTensor(p.get("input"), "input");
+  if (!isFloat(x.dtype()))
+    x = x.to(Scalar::F32);
+  Value ns = p.get("normalized_shape");
+  std::vector<Value> dims = isSequence(ns) ? sequenceItems(ns) : std::vector<Value>{ns};
+  int k = int(dims.size());
+  if (k == 0 || k > x.ndim())
+    throw HostError(fmt::format("{}(): normalized_shape {} does not fit an input of shape {}", name, repr(ns),
+                                shapeStr(x.shape())));
+  int64_t count = 1;
+  for (int i = 0; i < k; ++i) {
+    if (!dims[size_t(i)].isIntLike() || dims[size_t(i)].toInt() != x.shape()[size_t(x.ndim() - k + i)])
+      throw HostError(fmt::format("{}(): normalized_shape {} is not the input's trailing shape {}", name, repr(ns),
+                                  shapeStr(x.shape())));
+    count *= dims[size_t(i)].toInt();
+  }
+  auto scalar = [&](double v) { return Tensor::full(Shape{}, v, x.dtype()); };
+  auto meanTrailing = [&](const Tensor &t) {
+    Tensor s = t;
+    for (int i = 0; i < k; ++i)
+      s = reduce(ReduceOp::Sum, s, x.ndim() - 1 - i, true);
+    return binary(BinaryOp::Div, s, scalar(double(count)));
+  };
+  Tensor centered = rms ? x : binary(BinaryOp::Sub, x, meanTrailing(x));
+  Tensor var = meanTrailing(binary(BinaryOp::Mul, centered, centered));
+  double defaultEps = rms ? (x.dtype() == Scalar::F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : 1e-5;
+  Value epsV = p.getOr("eps", Value());
+  double eps = epsV.isNone() ? defaultEps : epsV.toDouble();
+  Tensor y = binary(BinaryOp::Div, centered, unary(UnaryOp::Sqrt, binary(BinaryOp::Add, var, scalar(eps))));
+  if (Value w = p.getOr("weight", Value()); !w.isNone())
+    y = binary(BinaryOp::Mul, y, toTensor(w, "weight"));
+  if (!rms)
+    if (Value b = p.getOr("bias", Value()); !b.isNone())
+      y = binary(BinaryOp::Add, y, toTensor(b, "bias"));
+  return y;
+}
+
 /// t.tolist(): nested lists of Python numbers (a 0-d tensor: the number)
 Value tensorToList(const Tensor &t) {
   if (t.ndim() == 0)
@@ -700,6 +744,8 @@ void addMath(std::map<std::string, Value> &t) {
   });
   t["softmax"] = builtin("softmax", [](Evaluator &, CallArgs &c) { return softmaxFn(c, "softmax", false); });
   t["log_softmax"] = builtin("log_softmax", [](Evaluator &, CallArgs &c) { return softmaxFn(c, "log_softmax", true); });
+  t["layer_norm"] = builtin("layer_norm", [](Evaluator &, CallArgs &c) { return normFn(c, "layer_norm", false); });
+  t["rms_norm"] = builtin("rms_norm", [](Evaluator &, CallArgs &c) { return normFn(c, "rms_norm", true); });
   for (auto entry : {std::pair{"maximum", BinaryOp::Max}, std::pair{"minimum", BinaryOp::Min}}) {
     const char *name = entry.first;   // plain variables: clang 14 captures no structured binding
     BinaryOp op = entry.second;

@@ -598,8 +598,13 @@ Value Evaluator::evalAttribute(const AttributeExpr &e, Scope &scope) {
     if (isKnownModule(full))
       return ModuleVal{full};
     auto it = builtins_.find(e.attr);
-    if (it == builtins_.end())
-      fail(e.loc, fmt::format("'{}' is not supported in host code", full));
+    if (it == builtins_.end()) {
+      std::vector<std::string> names;
+      for (const auto &[n, v] : builtins_) names.push_back(n);
+      fail(e.loc, fmt::format("'{}' is not supported in host code{} (docs/language.md, \"Host code\", lists "
+                              "what is)",
+                              full, didYouMean(e.attr, names)));
+    }
     return it->second;
   }
   if (obj.is<Tensor>())

@@ -191,6 +191,22 @@ TEST_CASE("ellipsis in tensor indexing") {
         std::string::npos);
 }
 
+TEST_CASE("layer_norm and rms_norm on the host") {
+  RunResult r = runHost("import torch.nn.functional as F\n"
+                        "def main():\n"
+                        "    x = tensor([[1.0, 2.0, 3.0, 4.0], [2.0, 4.0, 6.0, 8.0]], dtype=float64)\n"
+                        "    y = F.layer_norm(x, (4,), eps=0.0)\n"
+                        "    z = F.layer_norm(x, [4], ones((4,), float64) * 2, ones((4,), float64), 0.0)\n"
+                        "    r = F.rms_norm(tensor([3.0, 4.0], dtype=float64), (2,))\n"
+                        "    print(round(y[0, 0].item() * 1e6), round(y[1, 3].item() * 1e6), round(z[0, 0].item() * 1e6))\n"
+                        "    print(round(r[0].item() * 1e6), round(r[1].item() * 1e6))\n");
+  CHECK(r.error == "");
+  // (1 - 2.5) / sqrt(1.25) = -1.341641; 2 * that + 1 = -1.683282; 3 / sqrt(12.5) = 0.848528
+  CHECK(r.out == "-1341641 1341641 -1683282\n848528 1131371\n");
+  CHECK(runHost("import torch.nn.functional as F\ndef main():\n    F.layer_norm(zeros((2, 3)), (4,))\n")
+            .error.find("is not the input's trailing shape") != std::string::npos);
+}
+
 TEST_CASE("f-strings, str.format, string methods") {
   RunResult r = runHost("def main():\n"
                         "    x = 3.14159\n"
