@@ -478,7 +478,7 @@ TEST_CASE("errors are located and actionable") {
   CHECK(r.error == "tensor has no attribute 'frobnicate'");
 
   r = runHost("def main():\n    torch.fancy_op(3)\n");
-  CHECK(r.error == "'torch.fancy_op' is not supported in host code");
+  CHECK(r.error == "'torch.fancy_op' is not supported in host code (docs/language.md, \"Host code\", lists what is)");
 
   r = runHost("def main():\n    if torch.ones(3):\n        pass\n");
   CHECK(r.error.find("the truth value of a tensor with 3 elements is ambiguous") == 0);
