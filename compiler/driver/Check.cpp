@@ -61,8 +61,9 @@ bool hasTuningDecorator(const ast::FunctionDef &fn) {
 /// the launch checks (host code is dynamic Python).
 class Checker {
 public:
-  Checker(const sema::Program &prog, std::vector<CompileError> &errors, const std::set<std::string> &hostNames)
-      : prog_(prog), lowerer_(prog, nullptr), errors_(errors), hostNames_(hostNames) {}
+  Checker(const sema::Program &prog, std::vector<CompileError> &errors, const std::set<std::string> &hostNames,
+          const HostNames &host)
+      : prog_(prog), lowerer_(prog, nullptr), errors_(errors), hostNames_(hostNames), host_(host) {}
 
   void checkKernel(const ast::FunctionDef &fn) {
     kernel_ = true;
@@ -107,6 +108,33 @@ private:
     std::vector<std::string> candidates(locals_.begin(), locals_.end());
     candidates.insert(candidates.end(), hostNames_.begin(), hostNames_.end());
     error(n.loc, fmt::format("name '{}' is not defined{}", n.id, didYouMean(n.id, candidates)));
+  }
+
+  /// `torch.nn.functional.gelu`, `np.tanh`, `F.fancy`: an attribute chain
+  /// from an imported host module names a submodule or a builtin, as the
+  /// evaluator resolves it (HostEval.cpp, evalAttribute). True when e was
+  /// such a chain (checked), false for anything else.
+  bool hostModuleAttribute(const ast::AttributeExpr &e) {
+    std::vector<const ast::AttributeExpr *> chain{&e};
+    while (chain.back()->value->kind == ExprKind::Attribute)
+      chain.push_back(&static_cast<const ast::AttributeExpr &>(*chain.back()->value));
+    if (!host_.isModule || chain.back()->value->kind != ExprKind::Name) return false;
+    const std::string &root = static_cast<const ast::NameExpr &>(*chain.back()->value).id;
+    auto imp = prog_.imports.find(root);
+    if (locals_.count(root) || imp == prog_.imports.end() || !host_.isModule(imp->second)) return false;
+    std::string module = imp->second;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const std::string &attr = (*it)->attr;
+      if (host_.isModule(module + "." + attr)) {
+        module += "." + attr;
+        continue;
+      }
+      if (!host_.builtins.count(attr))
+        error((*it)->loc, fmt::format("'{}.{}' is not supported in host code{}", module, attr,
+                                      didYouMean(attr, {host_.builtins.begin(), host_.builtins.end()})));
+      return true;   // a builtin: what follows is an attribute of its value
+    }
+    return true;
   }
 
   /// A call of a host def by name: the arguments its parameters take.
@@ -177,7 +205,8 @@ private:
       return;
     case ExprKind::Attribute:
       if (kernel_) resolve(e);
-      else expr(*static_cast<const ast::AttributeExpr &>(e).value);
+      else if (!hostModuleAttribute(static_cast<const ast::AttributeExpr &>(e)))
+        expr(*static_cast<const ast::AttributeExpr &>(e).value);
       return;
     case ExprKind::Call: return call(static_cast<const ast::CallExpr &>(e));
     case ExprKind::Subscript: {
@@ -334,13 +363,15 @@ private:
   sema::Lowerer lowerer_;
   std::vector<CompileError> &errors_;
   const std::set<std::string> &hostNames_;
+  const HostNames &host_;
   std::set<std::string> locals_;
   bool kernel_ = true;
 };
 
 } // namespace
 
-std::vector<CompileError> checkProgram(const sema::Program &prog, const std::set<std::string> &hostBuiltins) {
+std::vector<CompileError> checkProgram(const sema::Program &prog, const HostNames &host) {
+  const std::set<std::string> &hostBuiltins = host.builtins;
   std::vector<CompileError> errors;
   // what host functions may read besides their locals: the builtins and
   // every module-level binding (defs, assignments, imports, loop targets)
@@ -352,7 +383,7 @@ std::vector<CompileError> checkProgram(const sema::Program &prog, const std::set
     for (const auto &[name, v] : prog.globals) hostNames.insert(name);
     for (const char *n : {"__name__", "__file__"}) hostNames.insert(n);
   }
-  Checker checker(prog, errors, hostNames);
+  Checker checker(prog, errors, hostNames, host);
   for (const auto &s : prog.module->body) {
     if (s->kind != StmtKind::FunctionDef) continue;
     auto &fn = static_cast<const ast::FunctionDef &>(*s);

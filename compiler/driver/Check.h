@@ -9,16 +9,24 @@
 
 #include "sema/Lower.h"
 
+#include <functional>
 #include <set>
 #include <vector>
 
 namespace tile::driver {
 
-/// Every problem found, in source order (not only the first). With
-/// hostBuiltins (the host evaluator's builtin names: host::builtinNames()),
-/// host functions are checked too: every name they read is bound (a local,
-/// a module-level binding, a builtin) and calls of host defs by name pass
+/// What host code may name, from the host evaluator (runtime/host, which
+/// the driver does not depend on): its builtins and its modules.
+struct HostNames {
+  std::set<std::string> builtins;                    ///< host::builtinNames()
+  std::function<bool(const std::string &)> isModule; ///< host::isKnownModule
+};
+
+/// Every problem found, in source order (not only the first). With host
+/// names, host functions are checked too: every name they read is bound (a
+/// local, a module-level binding, a builtin), every `torch.X` / `np.X` /
+/// `F.X` of an imported module exists, and calls of host defs by name pass
 /// arguments the def accepts.
-std::vector<CompileError> checkProgram(const sema::Program &prog, const std::set<std::string> &hostBuiltins = {});
+std::vector<CompileError> checkProgram(const sema::Program &prog, const HostNames &host = {});
 
 } // namespace tile::driver

@@ -45,6 +45,9 @@ struct HostOptions {
 /// The names host code can use without defining them (its builtins:
 /// zeros, print, float32, ...), for `tilec check`'s host checks.
 std::set<std::string> builtinNames();
+/// Whether `name` ("torch.nn.functional", "np", ...) is a module host code
+/// can import and reach builtins through.
+bool isKnownModule(const std::string &name);
 
 /// Runs prog's module body, then its entry function. Returns the exit
 /// status: 0, or the int that the entry function returns. Throws

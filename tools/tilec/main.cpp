@@ -272,7 +272,8 @@ int cmdCheck(const std::string &file) {
   }
   for (const auto &[name, fn] : prog->hostFunctions) std::printf("host   %s()\n", name.c_str());
   std::fflush(stdout);
-  std::vector<CompileError> errors = driver::checkProgram(*prog, host::builtinNames());
+  std::vector<CompileError> errors =
+      driver::checkProgram(*prog, {host::builtinNames(), [](const std::string &m) { return host::isKnownModule(m); }});
   for (const CompileError &e : errors) printError(e);
   if (errors.empty()) return 0;
   std::fprintf(stderr, "%zu error%s in %s\n", errors.size(), errors.size() == 1 ? "" : "s", file.c_str());
