@@ -73,6 +73,9 @@ public:
   /// Context added on the way out (an inlined helper's call site, the
   /// launch a kernel was specialized for), innermost first.
   std::vector<std::pair<Location, std::string>> notes;
+  /// Host code's try/except does not catch it (an error out of a kernel
+  /// launch: runtime/host/HostTry.cpp).
+  bool uncatchable = false;
   /// formatDiagnostic(Error, loc, msg), then each note's formatDiagnostic(Note, ...)
   std::string formatted(bool color = diagnosticColor()) const;
 };

@@ -209,7 +209,12 @@ void launchKernel(Evaluator &ev, const KernelGridVal &kg, CallArgs &args) {
   req.flops = ev.pendingWork().flops;
   req.bytes = ev.pendingWork().bytes;
   ev.pendingWork() = {}; // it describes this launch only
-  ev.launcher().launch(ev.program(), req);
+  try {
+    ev.launcher().launch(ev.program(), req);
+  } catch (CompileError &e) {
+    e.uncatchable = true;   // a kernel's failure is not host code's to swallow (HostTry.cpp)
+    throw;
+  }
 }
 
 } // namespace tile::host

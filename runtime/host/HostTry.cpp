@@ -4,7 +4,9 @@
 // assert, a kernel launch that faults or is out of bounds, `raise`). A try
 // statement catches them as Python exceptions: the type is the message's
 // "Type: " prefix (`raise ValueError("x")` gives "ValueError: x"), or
-// AssertionError for a failed assert, or RuntimeError for tile's own errors;
+// AssertionError for a failed assert, or for tile's own errors the type
+// Python gives the same failure (IndexError, KeyError, ZeroDivisionError,
+// AttributeError), else RuntimeError;
 // `except E as e` binds e to the message after the prefix (Python's str(e)).
 // Interrupts, timeouts and runaway recursion end the run: no handler sees
 // them, so `except Exception: pass` inside a loop cannot make it unstoppable.
@@ -22,7 +24,7 @@ using namespace ast;
 namespace {
 
 bool uncatchable(const CompileError &e) {
-  return e.msg == "interrupted" || e.msg.rfind("timed out after", 0) == 0 ||
+  return e.uncatchable || e.msg == "interrupted" || e.msg.rfind("timed out after", 0) == 0 ||
          e.msg.rfind("maximum host call depth", 0) == 0;
 }
 
@@ -40,6 +42,16 @@ std::pair<std::string, std::string> exceptionParts(const std::string &msg) {
     return {head, ""};
   if (named && msg.compare(n, 2, ": ") == 0)
     return {head, msg.substr(n + 2)};
+  // tile's own errors, typed as Python types the same failures
+  auto has = [&](const char *part) { return msg.find(part) != std::string::npos; };
+  if (has("index out of range"))
+    return {"IndexError", msg};
+  if (msg.rfind("key ", 0) == 0 && has(" not found in dict"))
+    return {"KeyError", msg};
+  if (has("division by zero") || has("modulo by zero"))
+    return {"ZeroDivisionError", msg};
+  if (has(" has no attribute "))
+    return {"AttributeError", msg};
   return {"RuntimeError", msg};
 }
 

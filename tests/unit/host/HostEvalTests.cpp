@@ -139,8 +139,14 @@ TEST_CASE("try, except, else, finally, raise") {
                         "        print('assert:', e)\n"
                         "    try:\n"
                         "        x = [1][5]\n"
-                        "    except Exception as e:\n"
+                        "    except IndexError as e:\n"
                         "        print('generic')\n"
+                        "    try:\n"
+                        "        x = {'a': 1}['b'] + 1 // 0\n"
+                        "    except ZeroDivisionError:\n"
+                        "        print('wrong')\n"
+                        "    except KeyError:\n"
+                        "        print('key')\n"
                         "    try:\n"
                         "        pass\n"
                         "    except ValueError:\n"
@@ -169,7 +175,7 @@ TEST_CASE("try, except, else, finally, raise") {
                         "    except:\n"
                         "        print('bare')\n"
                         "    raise ValueError('uncaught')\n");
-  CHECK(r.out == "caught bad value\nassert: nope\ngeneric\nelse ran\nfinally in f\nfin 0\nfin 1\nfin 2\n1.5 2\n"
+  CHECK(r.out == "caught bad value\nassert: nope\ngeneric\nkey\nelse ran\nfinally in f\nfin 0\nfin 1\nfin 2\n1.5 2\n"
                  "inner finally\nouter k\nreraised t\nbare\n");
   CHECK(r.error.find("ValueError: uncaught") != std::string::npos);
   // an unmatched handler lets the error through; a kernel-side try is an error

@@ -154,6 +154,23 @@ TEST_CASE("end to end: an out-of-bounds store names the host tensor") {
   CHECK(r.error.find("float32[8]") != std::string::npos);
 }
 
+TEST_CASE("end to end: a kernel's error is not caught by host try/except") {
+  host::InterpLauncher l;
+  RunResult r = runHost(std::string(kAddKernel) +
+                            "def main():\n"
+                            "    x = torch.ones(64)\n"
+                            "    out = torch.empty(8)\n"
+                            "    try:\n"
+                            "        add_kernel[(1,)](x, x, out, 64, BLOCK=64)\n"
+                            "    except Exception:\n"
+                            "        print('swallowed')\n",
+                        l);
+  CHECK(r.status == 1);
+  CHECK(r.out == "");
+  CHECK(r.error.find("out-of-bounds store") != std::string::npos);
+  CHECK(r.error.find("tensor 'out' float32[8]") != std::string::npos);
+}
+
 TEST_CASE("end to end: lesson 2 tiled matmul") {
   host::InterpLauncher l;
   RunResult r = runHost("import triton\n"
