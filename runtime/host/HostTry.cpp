@@ -122,7 +122,8 @@ Evaluator::Flow Evaluator::execTry(const TryStmt &s, Scope &scope, Value &ret) {
     std::optional<Flow> g = guarded([&] { return f == Flow::Normal ? execBlock(s.orelse, scope, ret) : f; });
     return runFinally(s, scope, ret, *g);
   }
-  auto [type, message] = exceptionParts(caught->msg);
+  const auto parts = exceptionParts(caught->msg);
+  const std::string &type = parts.first, &message = parts.second;   // not a structured binding: clang-14 cannot capture one
   const ExceptHandler *handler = nullptr;
   std::optional<Flow> g = guarded([&] {
     for (const ExceptHandler &h : s.handlers) {
