@@ -371,13 +371,12 @@ private:
 } // namespace
 
 std::vector<CompileError> checkProgram(const sema::Program &prog, const HostNames &host) {
-  const std::set<std::string> &hostBuiltins = host.builtins;
   std::vector<CompileError> errors;
   // what host functions may read besides their locals: the builtins and
   // every module-level binding (defs, assignments, imports, loop targets)
   std::set<std::string> hostNames;
-  if (!hostBuiltins.empty()) {
-    hostNames = hostBuiltins;
+  if (!host.builtins.empty()) {
+    hostNames = host.builtins;
     ast::collectAssignedNames(prog.module->body, hostNames, /*withDefs=*/true);
     for (const auto &[alias, path] : prog.imports) hostNames.insert(alias);
     for (const auto &[name, v] : prog.globals) hostNames.insert(name);

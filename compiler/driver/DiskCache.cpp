@@ -251,12 +251,17 @@ std::string CacheKey::describe() const {
 std::string programSourceText(const sema::Program &prog, const ast::FunctionDef &kernel) {
   const SourceManager &sm = SourceManager::global();
   std::string text = sm.text(kernel.loc.file);
+  if (prog.module->importedFiles.empty())
+    return text;
+  auto append = [&](const char *what, int id) {
+    std::string other = sm.text(id);
+    text += fmt::format("\n#{} {} {} bytes\n{}", what, sm.path(id), other.size(), other);
+  };
   for (int id : prog.module->importedFiles)
     if (id != kernel.loc.file)
-      text += fmt::format("\n#import {} {} bytes\n{}", sm.path(id), sm.text(id).size(), sm.text(id));
-  if (kernel.loc.file != prog.module->fileId && !prog.module->importedFiles.empty())
-    text += fmt::format("\n#importer {} {} bytes\n{}", sm.path(prog.module->fileId),
-                        sm.text(prog.module->fileId).size(), sm.text(prog.module->fileId));
+      append("import", id);
+  if (kernel.loc.file != prog.module->fileId)
+    append("importer", prog.module->fileId);
   return text;
 }
 

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -183,6 +184,18 @@ private:
 } // namespace
 
 void spliceImports(Module &module) {
+  // most programs import only the host's modules: no file system work then
+  bool candidate = std::any_of(module.body.begin(), module.body.end(), [](const StmtPtr &st) {
+    if (st->kind == StmtKind::ImportFrom)
+      return !isHostModule(static_cast<const ImportFromStmt &>(*st).module);
+    if (st->kind == StmtKind::Import)
+      for (const auto &a : static_cast<const ImportStmt &>(*st).names)
+        if (!isHostModule(a.module))
+          return true;
+    return false;
+  });
+  if (!candidate)
+    return;
   Splicer s;
   s.splice(module);
   if (!module.importedFiles.empty())

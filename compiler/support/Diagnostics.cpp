@@ -161,9 +161,6 @@ std::string escapeControls(std::string_view msg) {
   while (cut > 0 && (static_cast<unsigned char>(msg[cut]) & 0xc0) == 0x80) --cut;   // not inside a character
   return cleanText(msg.substr(0, cut), false) + fmt::format("... ({} more bytes)", msg.size() - cut);
 }
-} // namespace
-
-namespace {
 std::atomic<bool> gDiagnosticColor{false};
 } // namespace
 
@@ -204,7 +201,7 @@ std::string formatDiagnostic(Severity sev, Location loc, std::string_view msg, b
 }
 
 CompileError::CompileError(Location loc, std::string msg)
-    : std::runtime_error(formatDiagnostic(Severity::Error, loc, msg)), loc(loc), msg(std::move(msg)) {}
+    : std::runtime_error(formatDiagnostic(Severity::Error, loc, msg, /*color=*/false)), loc(loc), msg(std::move(msg)) {}
 
 std::string CompileError::formatted(bool color) const {
   std::string out = formatDiagnostic(Severity::Error, loc, msg, color);

@@ -94,6 +94,7 @@ private:
   /// asserts); interrupts, timeouts and runaway recursion are not.
   Flow execTry(const ast::TryStmt &s, Scope &scope, Value &ret);
   Flow runFinally(const ast::TryStmt &s, Scope &scope, Value &ret, Flow inner);
+  const ast::ExceptHandler *findHandler(const ast::TryStmt &s, const std::string &type, Scope &scope);
   [[noreturn]] void execRaise(const ast::RaiseStmt &s, Scope &scope);
   void execAssign(const ast::AssignStmt &s, Scope &scope, bool moduleLevel);
   void execAugAssign(const ast::AugAssignStmt &s, Scope &scope);

@@ -95,19 +95,35 @@ Evaluator::Flow Evaluator::runFinally(const TryStmt &s, Scope &scope, Value &ret
   return f;   // a return / break / continue in finally overrides the try's
 }
 
+/// The first handler of s that catches an exception of `type` (null: none).
+const ExceptHandler *Evaluator::findHandler(const TryStmt &s, const std::string &type, Scope &scope) {
+  for (const ExceptHandler &h : s.handlers) {
+    if (!h.type)
+      return &h;
+    eval(*h.type, scope);   // an undefined name is an error, as in Python
+    std::vector<std::string> names;
+    clauseNames(*h.type, names);
+    if (std::any_of(names.begin(), names.end(), [&](const std::string &n) { return catches(n, type); }))
+      return &h;
+  }
+  return nullptr;
+}
+
 Evaluator::Flow Evaluator::execTry(const TryStmt &s, Scope &scope, Value &ret) {
-  // Runs step; on a catchable error runs finally (whose own return or
-  // break wins, as in Python) and then lets the error go on.
-  auto guarded = [&](auto step) -> std::optional<Flow> {
+  // Runs step, then finally, once however step ends (a catchable error
+  // goes on after it, unless finally's own return / break wins, as in Python).
+  auto thenFinally = [&](auto step) -> Flow {
+    Flow f = Flow::Normal;
     try {
-      return step();
+      f = step();
     } catch (const CompileError &e) {
       if (uncatchable(e))
         throw;
-      if (Flow f = runFinally(s, scope, ret, Flow::Normal); f != Flow::Normal)
-        return f;
+      if (Flow fin = runFinally(s, scope, ret, Flow::Normal); fin != Flow::Normal)
+        return fin;
       throw;
     }
+    return runFinally(s, scope, ret, f);
   };
   std::optional<CompileError> caught;
   Flow f = Flow::Normal;
@@ -118,43 +134,22 @@ Evaluator::Flow Evaluator::execTry(const TryStmt &s, Scope &scope, Value &ret) {
       throw;
     caught = e;
   }
-  if (!caught) {
-    std::optional<Flow> g = guarded([&] { return f == Flow::Normal ? execBlock(s.orelse, scope, ret) : f; });
-    return runFinally(s, scope, ret, *g);
-  }
-  const auto parts = exceptionParts(caught->msg);
-  const std::string &type = parts.first, &message = parts.second;   // not a structured binding: clang-14 cannot capture one
-  const ExceptHandler *handler = nullptr;
-  std::optional<Flow> g = guarded([&] {
-    for (const ExceptHandler &h : s.handlers) {
-      std::vector<std::string> names;
-      if (h.type) {
-        eval(*h.type, scope);   // an undefined name is an error, as in Python
-        clauseNames(*h.type, names);
-      }
-      if (!h.type || std::any_of(names.begin(), names.end(), [&](const std::string &n) { return catches(n, type); })) {
-        handler = &h;
-        break;
-      }
-    }
-    return Flow::Normal;
+  if (!caught)
+    return thenFinally([&] { return f == Flow::Normal ? execBlock(s.orelse, scope, ret) : f; });
+  return thenFinally([&] {
+    auto [type, message] = exceptionParts(caught->msg);
+    const ExceptHandler *handler = findHandler(s, type, scope);
+    if (!handler)
+      throw *caught;
+    if (!handler->name.empty())
+      assignTarget(NameExpr(handler->loc, handler->name), Value(message), scope);
+    handling_.push_back(*caught);
+    struct Pop {
+      std::vector<CompileError> &v;
+      ~Pop() { v.pop_back(); }
+    } pop{handling_};
+    return execBlock(handler->body, scope, ret);
   });
-  if (*g != Flow::Normal)
-    return *g;
-  if (!handler) {
-    if (Flow fin = runFinally(s, scope, ret, Flow::Normal); fin != Flow::Normal)
-      return fin;
-    throw *caught;
-  }
-  if (!handler->name.empty())
-    assignTarget(NameExpr(handler->loc, handler->name), Value(message), scope);
-  handling_.push_back(*caught);
-  struct Pop {
-    std::vector<CompileError> &v;
-    ~Pop() { v.pop_back(); }
-  } pop{handling_};
-  g = guarded([&] { return execBlock(handler->body, scope, ret); });
-  return runFinally(s, scope, ret, *g);
 }
 
 void Evaluator::execRaise(const RaiseStmt &s, Scope &scope) {

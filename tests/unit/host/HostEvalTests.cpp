@@ -178,6 +178,22 @@ TEST_CASE("try, except, else, finally, raise") {
   CHECK(r.out == "caught bad value\nassert: nope\ngeneric\nkey\nelse ran\nfinally in f\nfin 0\nfin 1\nfin 2\n1.5 2\n"
                  "inner finally\nouter k\nreraised t\nbare\n");
   CHECK(r.error.find("ValueError: uncaught") != std::string::npos);
+  // finally runs once, also when the handler or else raises and finally returns
+  RunResult once = runHost("def f(k):\n"
+                           "    try:\n"
+                           "        if k == 0:\n"
+                           "            raise KeyError('a')\n"
+                           "    except KeyError:\n"
+                           "        raise ValueError('b')\n"
+                           "    else:\n"
+                           "        raise ValueError('c')\n"
+                           "    finally:\n"
+                           "        print('finally', k)\n"
+                           "        return k\n"
+                           "def main():\n"
+                           "    print(f(0), f(1))\n");
+  CHECK(once.error == "");
+  CHECK(once.out == "finally 0\nfinally 1\n0 1\n");
   // an unmatched handler lets the error through; a kernel-side try is an error
   CHECK(runHost("def main():\n    try:\n        raise KeyError('x')\n    except ValueError:\n        pass\n")
             .error.find("KeyError: x") != std::string::npos);
