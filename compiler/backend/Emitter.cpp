@@ -479,6 +479,10 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   int64_t elemBytes = (int64_t)mod.getDataLayout().getTypeAllocSize(ty);
   needShared(n * elemBytes, loc);
   llvm::Type *regTy = r.empty() ? ty : r[0]->getType();
+  // accesses narrower than 8 bytes on a side (a transpose's columns):
+  // ldmatrix or stmatrix moves 16
+  if (elemBytes == 2 && std::min(contiguousRun(from, 8, true), contiguousRun(to, 8, true)) < 4)
+    if (auto l = throughLdmatrix(r, from, to, {}, loc)) return *l;
   auto [chunk, keyRows] = conversionSwizzle(from, to, elemBytes);
   beginSharedUse();
   storeSharedAt(r, chunk ? swizzledIndex(from, chunk, keyRows) : linearIndex(from), from, ty, 0);

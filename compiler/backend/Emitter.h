@@ -178,6 +178,13 @@ public:
   /// Loads the element at a row-major index from shared memory.
   llvm::Value *loadShared(llvm::Value *index, llvm::Type *ty, int64_t base);
   Regs throughShared(const Regs &r, const Dist &from, const Dist &to, llvm::Type *ty, Location loc);
+  /// A 16-bit conversion through shared memory read back with ldmatrix
+  /// (LdmatrixConvert.cpp): `from` and `to` linear, every element held
+  /// once, power-of-two shapes; to's dim j is from's dim dimMap[j] (a
+  /// permute), or, with no dimMap, the same row-major order (a conversion
+  /// or a reshape). Empty when not admitted (nothing emitted).
+  std::optional<Regs> throughLdmatrix(const Regs &r, const Dist &from, const Dist &to, const std::vector<int> &dimMap,
+                                      Location loc);
   /// A conversion by warp shuffles (no shared memory, no barrier) when
   /// every `to` register of every thread is one `from` register (the same
   /// for all threads) of a lane of its own warp, for at most 32 registers

@@ -4,6 +4,8 @@
 // at the row-major index of their coordinates, then reads its own).
 #include "backend/Emitter.h"
 
+#include <numeric>
+
 namespace tile::backend {
 
 void Emitter::emitSplat(ir::Op &op) {
@@ -18,6 +20,10 @@ static Regs gather(Emitter &e, ir::Op &op, const Dist &to, const std::vector<int
   ir::Value *src = op.operands[0];
   Dist from = e.dist(src->type);
   if (auto r = e.remap(e.regs(src), from, to, dimMap)) return *r;
+  std::vector<int> dims(dimMap.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  if (std::is_permutation(dimMap.begin(), dimMap.end(), dims.begin()))   // a permute (no broadcast dim)
+    if (auto r = e.throughLdmatrix(e.regs(src), from, to, dimMap, op.loc)) return *r;
   llvm::Type *ty = e.memType(src->type.elem);
   int64_t n = 1;
   for (int64_t s : from.shape) n *= s;
