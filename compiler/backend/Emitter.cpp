@@ -538,16 +538,19 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
   // checked by evaluating the lane formula for every thread at compile time
   int W = opts.numWarps;
   std::vector<size_t> source(to.numRegs());
+  std::vector<std::vector<int64_t>> srcLanes(to.numRegs());   // per `to` register, per thread (warp-major)
   std::vector<int64_t> x(rank);
   for (size_t j = 0; j < to.numRegs(); ++j) {
     bool found = false;
     for (size_t s = 0; s < from.numRegs() && !found; ++s) {
       bool ok = true;
+      srcLanes[j].clear();
       for (int64_t w = 0; w < W && ok; ++w)
         for (int64_t l = 0; l < 32 && ok; ++l) {
           for (size_t d = 0; d < rank; ++d) x[d] = coordAt(to, d, l, w, j);
           int64_t src = laneHolding(from, x, w, s);
           for (size_t d = 0; d < rank && ok; ++d) ok = src >= 0 && coordAt(from, d, src, w, s) == x[d];
+          srcLanes[j].push_back(src);
         }
       if (ok) {
         source[j] = s;
@@ -556,6 +559,7 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
     }
     if (!found) return std::nullopt;
   }
+  if (auto seg = segmentedShuffles(r, source, srcLanes)) return seg;
   // the same formula at run time, from each `to` register's coordinates
   // (shapes are powers of two, as coords() assumes)
   auto crd = coords(to);
@@ -579,6 +583,82 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
     llvm::Value *got = b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
                                          {b.getInt32(-1), word, srcLane, b.getInt32(31)});
     out.push_back(bits == 32 ? b.CreateBitCast(got, ty) : b.CreateBitCast(b.CreateTrunc(got, b.getIntNTy(bits)), ty));
+  }
+  return out;
+}
+
+std::optional<Regs> Emitter::segmentedShuffles(const Regs &r, const std::vector<size_t> &source,
+                                               const std::vector<std::vector<int64_t>> &srcLanes) {
+  // Every `to` register j reads lane F_j(lane & M) of its warp (the same
+  // in every warp), with at most 2^(5 - |M|) distinct functions F (an MMA
+  // accumulator's 8 columns a thread, 2 (lane % 4) + 8k + e, from a vector
+  // loaded one element a lane: M = 3, 8 functions). One shuffle by a
+  // permutation P first puts F_s(u) at lane u | s spread over the bits
+  // outside M; then register j is a shuffle whose source lane is an
+  // immediate, (lane & M) | s_j, by shfl's segment mask. A loop then
+  // holds one lane register (P) where it held one per function
+  // (attention backward's dkdv: eight, spilled).
+  if (srcLanes.empty()) return std::nullopt;
+  size_t threads = srcLanes[0].size();
+  // lane bits any F depends on; every F must ignore the warp
+  int64_t M = 0;
+  for (const auto &f : srcLanes)
+    for (size_t t = 0; t < threads; ++t) {
+      if (f[t] != f[t % 32]) return std::nullopt;
+      for (int bit = 0; bit < 5; ++bit)
+        if (f[t % 32] != f[(t % 32) ^ (size_t(1) << bit)]) M |= int64_t(1) << bit;
+    }
+  // the distinct functions (as their 32-lane tables)
+  std::vector<std::vector<int64_t>> fns;
+  std::vector<size_t> slotOf(srcLanes.size());
+  for (size_t j = 0; j < srcLanes.size(); ++j) {
+    std::vector<int64_t> f(srcLanes[j].begin(), srcLanes[j].begin() + 32);
+    auto it = std::find(fns.begin(), fns.end(), f);
+    slotOf[j] = size_t(it - fns.begin());
+    if (it == fns.end()) fns.push_back(f);
+  }
+  int free = 5 - __builtin_popcountll(uint64_t(M));
+  if (fns.size() < 3 || fns.size() > (size_t(1) << free)) return std::nullopt;   // (few: direct shuffles are as cheap)
+  // slot s at the lane bits outside M
+  auto deposit = [&](int64_t sIdx) {
+    int64_t out = 0;
+    for (int bit = 0, k = 0; bit < 5; ++bit)
+      if (!(M >> bit & 1)) out |= ((sIdx >> k++) & 1) << bit;
+    return out;
+  };
+  // P(lane) = F_s(lane & M) with s the lane's bits outside M: computed from
+  // this thread's own source lanes (F_s(lane & M) is register j_s's) and
+  // selected by s, before any loop (only P stays live)
+  std::vector<size_t> firstReg(fns.size());
+  for (size_t j = srcLanes.size(); j-- > 0;) firstReg[slotOf[j]] = j;
+  llvm::Value *sel = i32(0);
+  for (size_t sIdx = 0; sIdx < fns.size(); ++sIdx) {
+    // the lane of register firstReg[sIdx] by the table: lane -> F(lane), as
+    // a select chain on (lane & M) (at most 2^|M| entries)
+    const auto &f = fns[sIdx];
+    llvm::Value *src = i32(f[0]);
+    llvm::Value *u = b.CreateAnd(lane, i32(M));
+    for (int64_t l = 0; l < 32; ++l)
+      if ((l & ~M) == 0 && l != 0) src = b.CreateSelect(b.CreateICmpEQ(u, i32(l)), i32(f[size_t(l)]), src);
+    sel = sIdx == 0 ? src : b.CreateSelect(b.CreateICmpEQ(b.CreateAnd(lane, i32(~M & 31)), i32(deposit(int64_t(sIdx)))), src, sel);
+  }
+  llvm::Type *ty = r[0]->getType(), *i32t = b.getInt32Ty();
+  unsigned bits = ty->getPrimitiveSizeInBits();
+  auto toWord = [&](llvm::Value *v) {
+    return bits == 32 ? b.CreateBitCast(v, i32t) : b.CreateZExt(b.CreateBitCast(v, b.getIntNTy(bits)), i32t);
+  };
+  auto fromWord = [&](llvm::Value *w) {
+    return bits == 32 ? b.CreateBitCast(w, ty) : b.CreateBitCast(b.CreateTrunc(w, b.getIntNTy(bits)), ty);
+  };
+  auto shfl = [&](llvm::Value *word, llvm::Value *srcLane, int64_t c) {
+    return b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {}, {b.getInt32(-1), word, srcLane, i32(c)});
+  };
+  std::map<size_t, llvm::Value *> permuted;   // per source register
+  Regs out;
+  for (size_t j = 0; j < source.size(); ++j) {
+    llvm::Value *&p = permuted[source[j]];
+    if (!p) p = shfl(toWord(r[source[j]]), sel, 31);
+    out.push_back(fromWord(shfl(p, i32(deposit(int64_t(slotOf[j]))), M << 8 | 31)));
   }
   return out;
 }

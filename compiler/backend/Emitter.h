@@ -191,6 +191,13 @@ public:
   /// of at most 32 bits a thread (a loaded vector broadcast against an MMA
   /// accumulator: attention backward's m and delta). Empty otherwise.
   std::optional<Regs> throughShuffles(const Regs &r, const Dist &from, const Dist &to);
+  /// throughShuffles with one permuting shuffle first, then shuffles whose
+  /// source lanes are immediates (shfl's segment mask), where every `to`
+  /// register's source lane is a function of a few lane bits; `source`:
+  /// the `from` register of each `to` register; srcLanes: its source lane
+  /// per thread. Empty when the sources are not so.
+  std::optional<Regs> segmentedShuffles(const Regs &r, const std::vector<size_t> &source,
+                                        const std::vector<std::vector<int64_t>> &srcLanes);
   /// Register remapping when every `to` register is some `from` register in
   /// every thread; dimMap[j] is the `from` dim feeding `to` dim j (-1: none,
   /// the from-dim has size 1 or is absent). Empty when impossible.
