@@ -5,6 +5,7 @@
 
 #include "backend/ScanAtomicToLLVM.h"
 #include "gpu/LayoutAssignment.h"
+#include "gpu/SegmentedShuffle.h"
 
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -589,59 +590,19 @@ std::optional<Regs> Emitter::throughShuffles(const Regs &r, const Dist &from, co
 
 std::optional<Regs> Emitter::segmentedShuffles(const Regs &r, const std::vector<size_t> &source,
                                                const std::vector<std::vector<int64_t>> &srcLanes) {
-  // Every `to` register j reads lane F_j(lane & M) of its warp (the same
-  // in every warp), with at most 2^(5 - |M|) distinct functions F (an MMA
-  // accumulator's 8 columns a thread, 2 (lane % 4) + 8k + e, from a vector
-  // loaded one element a lane: M = 3, 8 functions). One shuffle by a
-  // permutation P first puts F_s(u) at lane u | s spread over the bits
-  // outside M; then register j is a shuffle whose source lane is an
-  // immediate, (lane & M) | s_j, by shfl's segment mask. A loop then
-  // holds one lane register (P) where it held one per function
-  // (attention backward's dkdv: eight, spilled).
-  if (srcLanes.empty()) return std::nullopt;
-  size_t threads = srcLanes[0].size();
-  // lane bits any F depends on; every F must ignore the warp
-  int64_t M = 0;
-  for (const auto &f : srcLanes)
-    for (size_t t = 0; t < threads; ++t) {
-      if (f[t] != f[t % 32]) return std::nullopt;
-      for (int bit = 0; bit < 5; ++bit)
-        if (f[t % 32] != f[(t % 32) ^ (size_t(1) << bit)]) M |= int64_t(1) << bit;
-    }
-  // the distinct functions (as their 32-lane tables)
-  std::vector<std::vector<int64_t>> fns;
-  std::vector<size_t> slotOf(srcLanes.size());
-  for (size_t j = 0; j < srcLanes.size(); ++j) {
-    std::vector<int64_t> f(srcLanes[j].begin(), srcLanes[j].begin() + 32);
-    auto it = std::find(fns.begin(), fns.end(), f);
-    slotOf[j] = size_t(it - fns.begin());
-    if (it == fns.end()) fns.push_back(f);
-  }
-  int free = 5 - __builtin_popcountll(uint64_t(M));
-  if (fns.size() < 3 || fns.size() > (size_t(1) << free)) return std::nullopt;   // (few: direct shuffles are as cheap)
-  // slot s at the lane bits outside M
-  auto deposit = [&](int64_t sIdx) {
-    int64_t out = 0;
-    for (int bit = 0, k = 0; bit < 5; ++bit)
-      if (!(M >> bit & 1)) out |= ((sIdx >> k++) & 1) << bit;
-    return out;
-  };
-  // P(lane) = F_s(lane & M) with s the lane's bits outside M: computed from
-  // this thread's own source lanes (F_s(lane & M) is register j_s's) and
-  // selected by s, before any loop (only P stays live)
-  std::vector<size_t> firstReg(fns.size());
-  for (size_t j = srcLanes.size(); j-- > 0;) firstReg[slotOf[j]] = j;
-  llvm::Value *sel = i32(0);
-  for (size_t sIdx = 0; sIdx < fns.size(); ++sIdx) {
-    // the lane of register firstReg[sIdx] by the table: lane -> F(lane), as
-    // a select chain on (lane & M) (at most 2^|M| entries)
-    const auto &f = fns[sIdx];
-    llvm::Value *src = i32(f[0]);
-    llvm::Value *u = b.CreateAnd(lane, i32(M));
-    for (int64_t l = 0; l < 32; ++l)
-      if ((l & ~M) == 0 && l != 0) src = b.CreateSelect(b.CreateICmpEQ(u, i32(l)), i32(f[size_t(l)]), src);
-    sel = sIdx == 0 ? src : b.CreateSelect(b.CreateICmpEQ(b.CreateAnd(lane, i32(~M & 31)), i32(deposit(int64_t(sIdx)))), src, sel);
-  }
+  auto plan = gpu::planSegmentedShuffle(srcLanes);
+  if (!plan) return std::nullopt;
+  // P(lane): one load from a 32-entry constant table, before any loop
+  auto *tableTy = llvm::ArrayType::get(b.getInt32Ty(), 32);
+  std::vector<llvm::Constant *> entries;
+  for (int64_t p : plan->permute) entries.push_back(b.getInt32(uint32_t(p)));
+  llvm::GlobalVariable *&table = laneTables[plan->permute];   // one per distinct table
+  if (!table)
+    table = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
+                                     llvm::ConstantArray::get(tableTy, entries), "shuffle_lanes", nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
+  auto *perm = b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(tableTy, table, {i32(0), lane}));
+  perm->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
   llvm::Type *ty = r[0]->getType(), *i32t = b.getInt32Ty();
   unsigned bits = ty->getPrimitiveSizeInBits();
   auto toWord = [&](llvm::Value *v) {
@@ -657,8 +618,8 @@ std::optional<Regs> Emitter::segmentedShuffles(const Regs &r, const std::vector<
   Regs out;
   for (size_t j = 0; j < source.size(); ++j) {
     llvm::Value *&p = permuted[source[j]];
-    if (!p) p = shfl(toWord(r[source[j]]), sel, 31);
-    out.push_back(fromWord(shfl(p, i32(deposit(int64_t(slotOf[j]))), M << 8 | 31)));
+    if (!p) p = shfl(toWord(r[source[j]]), perm, 31);
+    out.push_back(fromWord(shfl(p, i32(plan->lane[j]), plan->clamp())));
   }
   return out;
 }

@@ -191,11 +191,11 @@ public:
   /// of at most 32 bits a thread (a loaded vector broadcast against an MMA
   /// accumulator: attention backward's m and delta). Empty otherwise.
   std::optional<Regs> throughShuffles(const Regs &r, const Dist &from, const Dist &to);
-  /// throughShuffles with one permuting shuffle first, then shuffles whose
-  /// source lanes are immediates (shfl's segment mask), where every `to`
-  /// register's source lane is a function of a few lane bits; `source`:
-  /// the `from` register of each `to` register; srcLanes: its source lane
-  /// per thread. Empty when the sources are not so.
+  /// throughShuffles in two rounds, the second with immediate source
+  /// lanes (gpu::planSegmentedShuffle); `source`: the `from` register of
+  /// each `to` register; srcLanes: its source lane per thread. Empty when
+  /// not so planned.
+  std::map<std::vector<int64_t>, llvm::GlobalVariable *> laneTables;   ///< segmentedShuffles' permutations
   std::optional<Regs> segmentedShuffles(const Regs &r, const std::vector<size_t> &source,
                                         const std::vector<std::vector<int64_t>> &srcLanes);
   /// Register remapping when every `to` register is some `from` register in
