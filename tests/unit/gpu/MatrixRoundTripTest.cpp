@@ -78,53 +78,50 @@ int64_t simulate(const MatrixPlan &plan, const std::function<BitVec(int64_t, int
   std::vector<int64_t> smem(size_t(numel), -1);
   BitVec lowMask = (BitVec(1) << plan.freeBits) - 1;
   int64_t nm = int64_t(1) << plan.mBits;
-  // the fixed side's element (lane t, matrix q, half e) of instruction g: its slot
-  auto fixedSlot = [&](int64_t t, int64_t w, int64_t g, int64_t q, int64_t e) {
-    int64_t rho = plan.trans ? 2 * (t % 4) + e : t / 4, col = plan.trans ? t / 4 : 2 * (t % 4) + e;
-    return int64_t(plan.fixedRow(8 * q + rho, w, g)) * 8 + col;
-  };
-  auto fixedReg = [&](int64_t g, int64_t q, int64_t e) { return e | q << 1 | g << (1 + plan.mBits); };
-  int64_t checked = 0;
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t l = 0; l < 32; ++l)
-      REQUIRE((plan.free.at(0, l, w) & lowMask) == 0);   // vector accesses stay whole
-  if (!plan.stmatrix) {
-    for (int64_t w = 0; w < warps; ++w)
-      for (int64_t l = 0; l < 32; ++l)
-        for (int64_t r = 0; r < regs; ++r) {
-          BitVec slot = plan.free.at(r, l, w);
-          REQUIRE(slot < BitVec(numel));
-          REQUIRE(smem[slot] == -1);
-          smem[slot] = int64_t(src(l, w, r));
-        }
+  // every element of the fixed side: f(slot, lane, warp, register), the
+  // slot by the fragment rules from the row its matrix's lane addresses
+  auto eachFixed = [&](const std::function<void(int64_t, int64_t, int64_t, int64_t)> &f) {
     for (int64_t w = 0; w < warps; ++w)
       for (int64_t g = 0; g < (int64_t(1) << plan.groupBits); ++g)
         for (int64_t t = 0; t < 32; ++t)
           for (int64_t q = 0; q < nm; ++q)
             for (int64_t e = 0; e < 2; ++e) {
-              int64_t slot = fixedSlot(t, w, g, q, e);
+              int64_t rho = plan.trans ? 2 * (t % 4) + e : t / 4, col = plan.trans ? t / 4 : 2 * (t % 4) + e;
+              int64_t slot = int64_t(plan.fixedRow(8 * q + rho, w, g)) * 8 + col;
               REQUIRE(slot < numel);
-              REQUIRE(smem[size_t(slot)] == int64_t(dst(t, w, fixedReg(g, q, e))));
-              ++checked;
+              f(slot, t, w, e | q << 1 | g << (1 + plan.mBits));
             }
-    return checked;
-  }
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t g = 0; g < (int64_t(1) << plan.groupBits); ++g)
-      for (int64_t t = 0; t < 32; ++t)
-        for (int64_t q = 0; q < nm; ++q)
-          for (int64_t e = 0; e < 2; ++e) {
-            int64_t slot = fixedSlot(t, w, g, q, e);
-            REQUIRE(slot < numel);
-            REQUIRE(smem[size_t(slot)] == -1);
-            smem[size_t(slot)] = int64_t(src(t, w, fixedReg(g, q, e)));
-          }
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t l = 0; l < 32; ++l)
-      for (int64_t r = 0; r < regs; ++r) {
-        REQUIRE(smem[plan.free.at(r, l, w)] == int64_t(dst(l, w, r)));
-        ++checked;
+  };
+  // every element of the free side: f(slot, lane, warp, register)
+  auto eachFree = [&](const std::function<void(int64_t, int64_t, int64_t, int64_t)> &f) {
+    for (int64_t w = 0; w < warps; ++w)
+      for (int64_t l = 0; l < 32; ++l) {
+        REQUIRE((plan.free.at(0, l, w) & lowMask) == 0);   // vector accesses stay whole
+        for (int64_t r = 0; r < regs; ++r) {
+          int64_t slot = int64_t(plan.free.at(r, l, w));
+          REQUIRE(slot < numel);
+          f(slot, l, w, r);
+        }
       }
+  };
+  int64_t checked = 0;
+  auto write = [&](const std::function<BitVec(int64_t, int64_t, int64_t)> &from) {
+    return [&](int64_t slot, int64_t l, int64_t w, int64_t r) {
+      REQUIRE(smem[size_t(slot)] == -1);
+      smem[size_t(slot)] = int64_t(from(l, w, r));
+    };
+  };
+  auto read = [&](int64_t slot, int64_t l, int64_t w, int64_t r) {
+    REQUIRE(smem[size_t(slot)] == int64_t(dst(l, w, r)));
+    ++checked;
+  };
+  if (plan.stmatrix) {
+    eachFixed(write(src));
+    eachFree(read);
+  } else {
+    eachFree(write(src));
+    eachFixed(read);
+  }
   return checked;
 }
 
