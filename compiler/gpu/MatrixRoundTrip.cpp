@@ -119,7 +119,9 @@ MatrixPlan planFor(const LinearLayout &fixed, const LinearLayout &free, bool tra
   if (p.freeBits < 2) return p;   // 8-byte accesses at least, else not worth it
   int highBits = int(fixed.basis.size()) - 6;
   std::vector<BitVec> lanes(p.free.basis.begin() + free.regBits, p.free.basis.begin() + free.regBits + (6 - p.freeBits));
-  auto [swizzle, bankRank] = chooseSwizzle(lanes, p.freeBits, highBits);
+  std::pair<std::vector<BitVec>, int> chosen = chooseSwizzle(lanes, p.freeBits, highBits);
+  const std::vector<BitVec> &swizzle = chosen.first;
+  int bankRank = chosen.second;
   auto swizzled = [&](BitVec s) { return s ^ applyMap(swizzle, s >> 6) << 3; };
   for (BitVec &s : p.free.basis) s = swizzled(s);
   // the fixed side's row address: lane L gives row L % 8 (slot bits 3-5)
