@@ -649,6 +649,47 @@ CompiledInfo Kernel::compile(const std::vector<Arg> &args, const NamedArgs &cons
   return detail::translateErrors([&] { return detail::compilePlain(p, *state_, args, constexprs, options); });
 }
 
+CompiledInfo Kernel::compileFor(const std::string &arch, const std::string &signature, const NamedArgs &constexprs,
+                                const LaunchOptions &options) const {
+  detail::ProgramImpl &p = *prog_;
+  checkLaunch(Grid(1), options, name_);
+  if (p.aot)
+    throw Error(fmt::format("error: kernel '{}' was loaded precompiled (Context::loadCompiled): it has no source to "
+                            "compile for {}\n",
+                            name_, arch));
+  const backend::CodeGenerator *codegen = api::gpuCompiler();
+  if (!codegen)
+    throw Error(fmt::format("error: compiling kernel '{}' for {} needs the GPU compiler, which this program does not "
+                            "have: link tile::llvm and call tile::enableGpuCompiler()\n",
+                            name_, arch));
+  return detail::translateErrors([&] {
+    const ast::FunctionDef &kernel = *state_->kernel;
+    std::vector<sema::ArgValue> positional;
+    try {
+      positional = sema::parseAotSignature(signature);
+    } catch (const std::invalid_argument &e) {
+      throw Error(fmt::format("error: kernel '{}': {}\n", name_, e.what()));
+    }
+    std::vector<std::pair<std::string, sema::ArgValue>> keywords;
+    for (const auto &[name, value] : constexprs) keywords.emplace_back(name, toArgValue(value));
+    sema::BoundLaunch b = sema::bindLaunch(*p.program, kernel, positional, keywords, kernel.loc);
+    backend::TargetOptions target;
+    target.arch = arch;
+    target.numWarps = options.numWarps;
+    target.numStages = options.numStages;
+    if (options.fpFusion >= 0) target.fpFusion = options.fpFusion == 1;
+    driver::GpuKernel image = driver::compileToPtx(*p.program, kernel, b.spec, p.ctx->pipeline, target, *codegen);
+    printStageTimes();
+    CompiledInfo info;
+    info.signature = b.spec.key();
+    info.numWarps = options.numWarps;
+    info.numStages = options.numStages;
+    info.sharedBytes = info.dynamicSharedBytes = image.sharedBytes;
+    info.ptx = std::move(image.text);
+    return info;
+  });
+}
+
 CompiledInfo detail::compilePlain(ProgramImpl &p, KernelState &st, const std::vector<Arg> &args,
                                   const NamedArgs &constexprs, const LaunchOptions &options) {
   checkLaunch(Grid(1), options, st.kernel->name);

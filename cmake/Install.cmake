@@ -1,12 +1,13 @@
 # Install.cmake - `cmake --install BUILD [--prefix P]`: the public header
 # (include/tile/tile.h), the static libraries behind tile::tile (the API and
-# the components it links: no LLVM), tilec, and a CMake package so that
+# the components it links: no LLVM), the GPU compiler behind tile::llvm
+# (libtile_gpu_compiler.a: tile's back end and the LLVM libraries it uses,
+# merged into one archive, so that an application needs no LLVM of its own),
+# tilec, and a CMake package so that
 #   find_package(tile REQUIRED)
-#   target_link_libraries(app PRIVATE tile::tile)
-# works from another project (tests/package checks exactly that). The GPU
-# compiler (tile::llvm, LLVM linked statically) is not part of the package:
-# an installed host runs kernels on the interpreter, or on the GPU from
-# kernels compiled by tilec (docs/architecture.md).
+#   target_link_libraries(app PRIVATE tile::tile)          # interpreter, precompiled kernels
+#   target_link_libraries(app PRIVATE tile::llvm)          # + JIT for the GPU (tile::enableGpuCompiler())
+# works from another project (tests/package checks exactly that).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -23,6 +24,33 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/tileConfigVersion.cmake VER
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/tileConfig.cmake ${CMAKE_BINARY_DIR}/tileConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tile)
+
+# The GPU compiler as one archive: tile_api_llvm (enableGpuCompiler), tile_llvm
+# (the back end) and every LLVM library they need (llvm-config --link-static
+# --libfiles of tile_llvm's components), merged by an `ar -M` script. Not in
+# sanitizer or fuzz builds (their objects need the sanitizer runtime).
+if(NOT TILE_SANITIZE AND NOT TILE_FUZZ)
+  execute_process(COMMAND ${LLVM_TOOLS_BINARY_DIR}/llvm-config --link-static --libfiles ${TILE_LLVM_COMPONENTS}
+                  OUTPUT_VARIABLE tile_llvm_libfiles OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "llvm-config --libfiles failed: the GPU compiler cannot be packaged")
+  endif()
+  separate_arguments(tile_llvm_libfiles UNIX_COMMAND "${tile_llvm_libfiles}")
+  set(mri "CREATE ${CMAKE_BINARY_DIR}/lib/libtile_gpu_compiler.a\nADDLIB $<TARGET_FILE:tile_api_llvm>\nADDLIB $<TARGET_FILE:tile_llvm>\n")
+  foreach(lib ${tile_llvm_libfiles})
+    string(APPEND mri "ADDLIB ${lib}\n")
+  endforeach()
+  string(APPEND mri "SAVE\nEND\n")
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/tile_gpu_compiler.mri CONTENT "${mri}")
+  add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/lib/libtile_gpu_compiler.a
+                     COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/lib
+                     COMMAND ${CMAKE_COMMAND} -E rm -f ${CMAKE_BINARY_DIR}/lib/libtile_gpu_compiler.a
+                     COMMAND sh -c "${CMAKE_AR} -M < ${CMAKE_BINARY_DIR}/tile_gpu_compiler.mri"
+                     DEPENDS tile_api_llvm tile_llvm ${CMAKE_BINARY_DIR}/tile_gpu_compiler.mri ${tile_llvm_libfiles}
+                     COMMENT "Merging the GPU compiler and LLVM into libtile_gpu_compiler.a" VERBATIM)
+  add_custom_target(tile_gpu_compiler_archive ALL DEPENDS ${CMAKE_BINARY_DIR}/lib/libtile_gpu_compiler.a)
+  install(FILES ${CMAKE_BINARY_DIR}/lib/libtile_gpu_compiler.a DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 
 # The package test: install into a temporary prefix, then configure, build
 # and run a separate project against it (not in sanitizer builds, whose

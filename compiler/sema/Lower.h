@@ -51,6 +51,12 @@ struct ArgValue {
   Location loc;
 };
 
+/// The stand-in arguments of a Triton AOT signature ("*fp32:16,*fp16,i32:1,
+/// fp32": pointers and integers divisible by 16, 8 or equal to 1 as marked),
+/// which bind to the specialization the signature names (tilec compile -s,
+/// Kernel::compileFor). std::invalid_argument on an unknown type name.
+std::vector<ArgValue> parseAotSignature(const std::string &sig);
+
 /// What a kernel is specialized on: per parameter, in order, either its
 /// constexpr value or the type of its runtime argument.
 struct Specialization {

@@ -394,6 +394,16 @@ public:
   /// config's when this key was tuned already, else the first config's.
   CompiledInfo compile(const std::vector<Arg> &args, const NamedArgs &constexprs = {},
                        const LaunchOptions &options = {}) const;
+  /// Compiles, ahead of time and without a GPU, the specialization that a
+  /// Triton AOT signature names (`tilec compile -s`: "*fp32:16,*fp32:16,i32"
+  /// with `:16` divisible by 16, `:8` by 8, `:1` equal to 1) for the GPU
+  /// architecture `arch` ("sm_90a", "sm_80", ...): the info's signature,
+  /// warps, stages, dynamic shared memory and PTX (registers, spills and
+  /// the function handle stay 0: nothing is loaded). Constexprs by name.
+  /// Needs the GPU compiler (tile::llvm, enableGpuCompiler()): an Error
+  /// saying so otherwise, as for a kernel of Context::loadCompiled.
+  CompiledInfo compileFor(const std::string &arch, const std::string &signature, const NamedArgs &constexprs = {},
+                          const LaunchOptions &options = {}) const;
 
 private:
   friend class Program;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh - installs the build into a temporary prefix, then configures,
-# builds and runs tests/package (find_package(tile), tile::tile) against it.
+# builds and runs tests/package (find_package(tile): tile::tile, tile::llvm) against it.
 #   usage: run.sh CMAKE BUILD_DIR WORK_DIR GENERATOR
 set -euo pipefail
 cmake=$1 build=$2 work=$3 gen=$4
@@ -10,3 +10,4 @@ rm -rf "$work"
 "$cmake" -S "$here" -B "$work/build" -G "$gen" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 "$cmake" --build "$work/build" > /dev/null
 "$work/build/app"
+"$work/build/app_gpu"

@@ -152,44 +152,13 @@ int cmdRun(const std::string &file, const std::vector<std::string> &defines, con
   return rc;
 }
 
-/// Parses a Triton AOT signature: "*fp32:16,*fp16,i32,fp32". The values are
-/// stand-ins whose divisibility is what the signature says: pointers at
-/// 0x1000 (":16") or 0x1008, ints 16 (":16"), 8 (":8", tile's divisible-by-8
-/// class), 1 (":1") or 3, so that binding derives
-/// the same specialization a real launch with such arguments would.
+/// sema::parseAotSignature, an unknown type a usage error.
 std::vector<sema::ArgValue> parseSignature(const std::string &sig) {
-  std::vector<sema::ArgValue> out;
-  size_t pos = 0;
-  while (pos <= sig.size() && !sig.empty()) {
-    size_t comma = sig.find(',', pos);
-    std::string item = sig.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-    pos = comma == std::string::npos ? sig.size() + 1 : comma + 1;
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    bool div16 = item.find(":16") != std::string::npos;
-    bool one = !div16 && item.size() >= 2 && item.compare(item.size() - 2, 2, ":1") == 0;
-    bool div8 = item.size() >= 2 && item.compare(item.size() - 2, 2, ":8") == 0;
-    if (size_t colon = item.find(':'); colon != std::string::npos) item = item.substr(0, colon);
-    sema::ArgValue a;
-    bool ptr = !item.empty() && item[0] == '*';
-    std::string ty = ptr ? item.substr(1) : item;
-    auto s = parseTritonDTypeName(ty);
-    if (!s) throw CLI::ValidationError("--signature", "unknown type '" + ty + "' in '" + sig + "'");
-    if (ptr) {
-      a.isPointer = true;
-      a.elem = *s;
-      a.address = div16 ? 0x1000 : 0x1008;
-    } else if (isFloat(*s)) {
-      a.value = 0.0;
-    } else if (*s == Scalar::I1) {
-      a.value = false;
-    } else {
-      int64_t v = div16 ? 16 : div8 ? 8 : one ? 1 : 3;
-      a.value = bitWidth(*s) == 64 ? (int64_t(1) << 40) + v : v; // i64: out of i32 range
-    }
-    out.push_back(a);
+  try {
+    return sema::parseAotSignature(sig);
+  } catch (const std::invalid_argument &e) {
+    throw CLI::ValidationError("--signature", e.what());
   }
-  return out;
 }
 
 int cmdCompile(const std::string &file, const std::string &kernelName, const std::string &signature,

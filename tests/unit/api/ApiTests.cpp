@@ -230,6 +230,15 @@ TEST_CASE("device choice: Auto picks the interpreter without a GPU compiler; Gpu
   CHECK_THROWS_WITH_AS(k.launch({1}, {t}), doctest::Contains("needs the GPU compiler"), tile::Error);
 }
 
+TEST_CASE("compileFor without the GPU compiler says what is missing") {
+  // api_tests do not link tile::llvm (tests/package's app_gpu compiles for real)
+  tile::Context ctx = interpreter();
+  tile::Kernel k = ctx.loadString(kAddSource, "kernels.tile").kernel("add_kernel");
+  CHECK_THROWS_WITH_AS(k.compileFor("sm_90a", "*fp32:16,*fp32:16,*fp32:16,i32", {{"BLOCK", 128}}),
+                       doctest::Contains("compiling kernel 'add_kernel' for sm_90a needs the GPU compiler"),
+                       tile::Error);
+}
+
 TEST_CASE("errors carry the CLI's file:line:col text and the context keeps working") {
   tile::Context ctx = interpreter();
   tile::Program prog = ctx.loadString(kAddSource, "kernels.tile");
