@@ -11,3 +11,8 @@ rm -rf "$work"
 "$cmake" --build "$work/build" > /dev/null
 "$work/build/app"
 "$work/build/app_gpu"
+# nothing of OpenSSL, fmt or LLVM at run time either: all inside the archives
+if ldd "$work/build/app" "$work/build/app_gpu" | grep -E "libcrypto|libssl|libfmt|libLLVM"; then
+  echo "the package's programs load a library the archives should hold"
+  exit 1
+fi
