@@ -592,7 +592,9 @@ std::optional<Regs> Emitter::segmentedShuffles(const Regs &r, const std::vector<
                                                const std::vector<std::vector<int64_t>> &srcLanes) {
   auto plan = gpu::planSegmentedShuffle(srcLanes);
   if (!plan) return std::nullopt;
-  // P(lane): one load from a 32-entry constant table, before any loop
+  // P(lane): one load from a 32-entry table in global memory (a warp reads
+  // its 128 bytes at once; the constant bank would serialize 32 addresses),
+  // invariant, so hoisted out of loops
   auto *tableTy = llvm::ArrayType::get(b.getInt32Ty(), 32);
   std::vector<llvm::Constant *> entries;
   for (int64_t p : plan->permute) entries.push_back(b.getInt32(uint32_t(p)));
@@ -600,7 +602,7 @@ std::optional<Regs> Emitter::segmentedShuffles(const Regs &r, const std::vector<
   if (!table)
     table = new llvm::GlobalVariable(mod, tableTy, /*isConstant=*/true, llvm::GlobalValue::InternalLinkage,
                                      llvm::ConstantArray::get(tableTy, entries), "shuffle_lanes", nullptr,
-                                     llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/4);
+                                     llvm::GlobalValue::NotThreadLocal, /*AddressSpace=*/1);
   auto *perm = b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(tableTy, table, {i32(0), lane}));
   perm->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
   llvm::Type *ty = r[0]->getType(), *i32t = b.getInt32Ty();
