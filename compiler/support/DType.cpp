@@ -111,13 +111,6 @@ uint16_t floatToBF16Bits(float f) {
 
 float bf16BitsToFloat(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 
-float truncateToTF32(float f) {
-  uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) // nan: keep it a (quiet) nan
-    return std::bit_cast<float>((x & 0xffffe000u) | 0x00400000u);
-  return std::bit_cast<float>(x & 0xffffe000u);
-}
-
 double roundToFloatType(double v, Scalar s) {
   switch (s) {
   case Scalar::F16: return halfBitsToFloat(floatToHalfBits(static_cast<float>(v)));

@@ -2,6 +2,7 @@
 // and host tensors (i1 ... f64), and pointers to them.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,8 +68,14 @@ float bf16BitsToFloat(uint16_t h);
 /// mantissa bits): the low 13 bits dropped, i.e. truncated toward zero, as
 /// when f32 bits go to a tf32 mma/wgmma unconverted (Triton's tf32; see
 /// docs/language.md, "dot"). NaN stays a (quiet) NaN; inf, zeros and
-/// subnormals follow the same bit rule.
-float truncateToTF32(float f);
+/// subnormals follow the same bit rule. Inline: the interpreter applies it
+/// to every element of a tf32 dot's operand tiles.
+inline float truncateToTF32(float f) {
+  uint32_t x = std::bit_cast<uint32_t>(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) // nan: keep it a (quiet) nan
+    return std::bit_cast<float>((x & 0xffffe000u) | 0x00400000u);
+  return std::bit_cast<float>(x & 0xffffe000u);
+}
 /// fp8 conversions as Triton emits them on sm_90 (docs/language.md,
 /// "fp8"). To fp8, round to nearest even with saturation to the largest
 /// finite value (`cvt.rn.satfinite`): overflow and infinities become

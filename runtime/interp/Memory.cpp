@@ -26,9 +26,13 @@ const MemoryRegion *originRegion(const Machine &m, const ExecOp &e) {
 /// from, or, when that is not known, in any registered region (the last
 /// region found is cached: nearly every lane of a kernel hits the same
 /// tensor).
+bool insideRegion(const MemoryRegion &r, uint64_t addr, uint64_t size) {
+  return addr >= r.base && r.bytes >= size && addr - r.base <= r.bytes - size;
+}
+
 bool inBounds(Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
   if (const MemoryRegion *own = originRegion(m, e))
-    return addr >= own->base && own->bytes >= size && addr - own->base <= own->bytes - size;
+    return insideRegion(*own, addr, size);
   uint64_t cached = m.cacheEnd - m.cacheBase;
   if (addr >= m.cacheBase && cached >= size && addr - m.cacheBase <= cached - size)
     return true;
@@ -220,23 +224,22 @@ Lanes lanesOf(const Machine &m, const ExecOp &e, int maskIndex) {
 
 } // namespace
 
-// load %ptr [, %mask [, %other]]: masked-off lanes give `other`, or 0 when
-// there is none (the GPU leaves them undefined).
-void evalLoad(Machine &m, ExecOp &e) {
-  const SlotInfo &ptrInfo = m.inInfo(e, 0), &out = m.outInfo(e);
-  if (!ptrInfo.elem.isPtr)
-    m.error(*e.op, fmt::format("load needs a pointer, got {}", ptrInfo.elem.str()));
-  const int64_t *p = m.in(e, 0).i.data();
-  int64_t sp = ptrInfo.n == 1 ? 0 : 1;
-  Scalar s = ptrInfo.elem.scalar;
-  uint64_t size = byteSize(s);
-  Lanes lanes = lanesOf(m, e, 1);
+namespace {
+
+/// evalLoad's loop for one element type: `read(addr)` gives the slot's
+/// value (double or int64); masked-off lanes take `other` (or 0), lanes out
+/// of bounds NaN or poison after badLoad. The tensor the pointers derive
+/// from is looked up once.
+template <bool IsFloat, typename Read>
+void loadLanes(Machine &m, ExecOp &e, const int64_t *p, int64_t sp, Scalar s, const Lanes &lanes, Read read) {
+  const SlotInfo &out = m.outInfo(e);
   Slot &r = m.out(e);
-  bool isFloat = out.isFloat();
+  uint64_t size = byteSize(s);
   const Slot *other = lanes.other >= 0 ? &m.slots[lanes.other] : nullptr;
+  const MemoryRegion *own = originRegion(m, e);
   for (int64_t k = 0; k < out.n; ++k) {
     if (!lanes.active(k)) {
-      if (isFloat)
+      if constexpr (IsFloat)
         r.f[k] = other ? other->f[k * lanes.otherStride] : 0.0;
       else
         r.i[k] = other ? other->i[k * lanes.otherStride] : 0;
@@ -244,18 +247,43 @@ void evalLoad(Machine &m, ExecOp &e) {
     }
     uint64_t addr = static_cast<uint64_t>(p[k * sp]);
     checkAligned(m, e, addr, size);
-    if (!inBounds(m, e, addr, size)) {
+    if (own ? !insideRegion(*own, addr, size) : !inBounds(m, e, addr, size)) {
       badLoad(m, e, addr, size);
-      if (isFloat)
+      if constexpr (IsFloat)
         r.f[k] = std::numeric_limits<double>::quiet_NaN();
       else
         r.i[k] = poisonInt(s);
       continue;
     }
-    if (isFloat)
-      r.f[k] = readFloat(addr, s);
+    if constexpr (IsFloat)
+      r.f[k] = read(addr);
     else
-      r.i[k] = readInt(addr, s);
+      r.i[k] = read(addr);
+  }
+}
+
+} // namespace
+
+// load %ptr [, %mask [, %other]]: masked-off lanes give `other`, or 0 when
+// there is none (the GPU leaves them undefined).
+void evalLoad(Machine &m, ExecOp &e) {
+  const SlotInfo &ptrInfo = m.inInfo(e, 0);
+  if (!ptrInfo.elem.isPtr)
+    m.error(*e.op, fmt::format("load needs a pointer, got {}", ptrInfo.elem.str()));
+  const int64_t *p = m.in(e, 0).i.data();
+  int64_t sp = ptrInfo.n == 1 ? 0 : 1;
+  Scalar s = ptrInfo.elem.scalar;
+  Lanes lanes = lanesOf(m, e, 1);
+  // the common element types read without a switch per element
+  switch (s) {
+  case Scalar::F32: return loadLanes<true>(m, e, p, sp, s, lanes, [](uint64_t a) { return double(readRaw<float>(a)); });
+  case Scalar::F16:
+    return loadLanes<true>(m, e, p, sp, s, lanes, [](uint64_t a) { return double(halfBitsToFloat(readRaw<uint16_t>(a))); });
+  case Scalar::I32:
+    return loadLanes<false>(m, e, p, sp, s, lanes, [](uint64_t a) { return int64_t(readRaw<int32_t>(a)); });
+  default:
+    if (m.outInfo(e).isFloat()) return loadLanes<true>(m, e, p, sp, s, lanes, [s](uint64_t a) { return readFloat(a, s); });
+    return loadLanes<false>(m, e, p, sp, s, lanes, [s](uint64_t a) { return readInt(a, s); });
   }
 }
 
