@@ -118,8 +118,8 @@ const char *accessName(const ExecOp &e) {
   }
 }
 
-void checkAligned(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
-  if (addr % size == 0)
+inline void checkAligned(const Machine &m, const ExecOp &e, uint64_t addr, uint64_t size) {
+  if ((addr & (size - 1)) == 0)   // (element sizes are powers of two; no division per element)
     return;
   m.error(*e.op, fmt::format("misaligned {} in kernel '{}' ({}): address 0x{:x} is not a multiple of the "
                              "element size ({} bytes)",
