@@ -496,11 +496,9 @@ Regs Emitter::throughShared(const Regs &r, const Dist &from, const Dist &to, llv
   return out;
 }
 
-namespace {
-
 /// A thread's base along a dim (gpu::DimBase's formula; warp's term alone
 /// for lane 0).
-int64_t baseAt(const gpu::DimBase &db, int64_t lane, int64_t warp) {
+static int64_t baseAt(const gpu::DimBase &db, int64_t lane, int64_t warp) {
   return ((lane / db.laneDiv) % db.laneMod) * db.laneMul + ((warp / db.warpDiv) % db.warpMod) * db.warpMul;
 }
 
@@ -508,6 +506,8 @@ int64_t baseAt(const gpu::DimBase &db, int64_t lane, int64_t warp) {
 int64_t coordAt(const Dist &d, size_t dim, int64_t lane, int64_t warp, size_t reg) {
   return (baseAt(d.bases[dim], lane, warp) + d.offsets[reg][dim]) % d.shape[dim];
 }
+
+namespace {
 
 /// The lane that, in `from`'s register `reg`, holds the element whose
 /// coordinate along each dim is x[dim] (thread (·, warp)), by inverting the

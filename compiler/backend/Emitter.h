@@ -43,6 +43,10 @@ struct Dist {
 /// is aligned to its size wherever a row is. 1 when no wider run exists.
 size_t contiguousRun(const Dist &d, size_t maxElems, bool aligned = false, int dim = -1);
 
+/// The coordinate along dim `dim` of register `reg` of thread (lane, warp)
+/// of `d` (the DimBase formula, at compile time).
+int64_t coordAt(const Dist &d, size_t dim, int64_t lane, int64_t warp, size_t reg);
+
 /// The dim along which a layout's consecutive registers run: a blocked
 /// layout's order[0], a slice's first parent dim in order that it keeps
 /// (the last dim without a layout).

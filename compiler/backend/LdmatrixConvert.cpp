@@ -19,10 +19,6 @@ namespace tile::backend {
 
 namespace {
 
-int64_t baseOf(const gpu::DimBase &db, int64_t lane, int64_t warp) {
-  return ((lane / db.laneDiv) % db.laneMod) * db.laneMul + ((warp / db.warpDiv) % db.warpMod) * db.warpMul;
-}
-
 /// `d` as a linear layout over the row-major element index of a tensor of
 /// shape `srcShape`, d's dim j being srcShape's dim dimMap[j].
 std::optional<gpu::LinearLayout> linearize(const Dist &d, const std::vector<int> &dimMap,
@@ -31,7 +27,7 @@ std::optional<gpu::LinearLayout> linearize(const Dist &d, const std::vector<int>
   return gpu::linearLayout(int64_t(d.numRegs()), numWarps, elemBits, [&](int64_t lane, int64_t warp, int64_t reg) {
     std::fill(x.begin(), x.end(), 0);
     for (size_t j = 0; j < d.shape.size(); ++j)
-      x[size_t(dimMap[j])] = (baseOf(d.bases[j], lane, warp) + d.offsets[size_t(reg)][j]) % d.shape[j];
+      x[size_t(dimMap[j])] = coordAt(d, j, lane, warp, size_t(reg));
     gpu::BitVec idx = 0;
     for (size_t i = 0; i < srcShape.size(); ++i) idx = idx * gpu::BitVec(srcShape[i]) + gpu::BitVec(x[i]);
     return idx;

@@ -3,22 +3,13 @@
 // the application's own): compiles a vector add to PTX for sm_90a without a
 // GPU (Kernel::compileFor) and checks what came out; on a machine with a GPU
 // it also JITs the kernel there, launches it and checks the sums.
+#include "add_kernel.h"
+
 #include <tile/tile.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
-
-static const char *kSource = R"PY(
-import triton
-import triton.language as tl
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-)PY";
 
 static bool contains(const std::string &text, const char *what) { return text.find(what) != std::string::npos; }
 

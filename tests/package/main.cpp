@@ -1,20 +1,11 @@
 // main.cpp - a host program built against the installed tile package: a
 // vector add from source text on the interpreter, checked against C++.
+#include "add_kernel.h"
+
 #include <tile/tile.h>
 
 #include <cstdio>
 #include <vector>
-
-static const char *kSource = R"PY(
-import triton
-import triton.language as tl
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-)PY";
 
 int main() {
   const int64_t n = 1000;
